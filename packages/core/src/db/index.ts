@@ -1,0 +1,13 @@
+import { mkdirSync } from "node:fs";
+import { openPostgres } from "./pg.js";
+import { openPglite } from "./pglite.js";
+import type { Database, DatabaseOptions } from "./types.js";
+
+export type { Database, DatabaseOptions, Queryable, QueryResult } from "./types.js";
+
+/** Opens a PostgreSQL server when a URL is given, otherwise the embedded PGlite engine. */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.url) return openPostgres(options.url, options.maxConnections);
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  return openPglite(options.dataDir);
+}

@@ -1,0 +1,28 @@
+import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { compile, type Sql } from "../sql.js";
+import type { Database, Queryable, QueryResult } from "./types.js";
+import { textParsers } from "./types-parsing.js";
+
+function queryable(engine: PGlite | Transaction): Queryable {
+  return {
+    async query<T>(statement: Sql): Promise<QueryResult<T>> {
+      const { text, values } = compile(statement, "postgres");
+      const result = await engine.query<T>(text, values, { parsers: textParsers });
+      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+    },
+    async exec(script: string): Promise<void> {
+      await engine.exec(script);
+    },
+  };
+}
+
+export async function openPglite(dataDir?: string): Promise<Database> {
+  const engine = dataDir ? new PGlite(dataDir, { parsers: textParsers }) : new PGlite({ parsers: textParsers });
+  await engine.waitReady;
+  return {
+    kind: "pglite",
+    ...queryable(engine),
+    transaction: (work) => engine.transaction((tx) => work(queryable(tx))),
+    close: () => engine.close(),
+  };
+}

@@ -1,0 +1,30 @@
+import type { Sql } from "../sql.js";
+
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+/** Something that runs statements: the database itself or one transaction on it. */
+export interface Queryable {
+  query<T = Record<string, unknown>>(statement: Sql): Promise<QueryResult<T>>;
+  /** Runs raw SQL text with several statements and no parameters (migrations, fixtures). */
+  exec(script: string): Promise<void>;
+}
+
+export interface Database extends Queryable {
+  /** `postgres` for a server reached through a pg pool, `pglite` for the embedded engine. */
+  readonly kind: "postgres" | "pglite";
+  /** Runs `work` in one transaction on one connection; commits on success, rolls back on throw. */
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** A `postgres://` or `postgresql://` URL; when absent the embedded PGlite engine is used. */
+  url?: string | undefined;
+  /** Where PGlite keeps its files; in memory when absent. */
+  dataDir?: string | undefined;
+  /** pg pool size. */
+  maxConnections?: number | undefined;
+}

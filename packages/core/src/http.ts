@@ -1,0 +1,62 @@
+/**
+ * Fastify app factory shared by the services: request ids (taken from a sane incoming
+ * `x-request-id` or generated, echoed back), one error handler that renders AppErrors in the
+ * service's shape and answers anything unexpected with a generic body carrying an id.
+ */
+import { randomUUID } from "node:crypto";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { AppError } from "./errors.js";
+import type { Logger } from "./logger.js";
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export interface HttpAppOptions {
+  logger: Logger;
+  /** Renders an AppError into a status and a body. */
+  renderError(error: AppError, request: FastifyRequest): { status: number; body: unknown; headers?: Record<string, string> };
+  /** Body for an unexpected failure; `id` is logged alongside the error. */
+  renderInternal(id: string): unknown;
+  /** Maps Fastify's own errors (bad JSON, body too large, ...) to an AppError. */
+  mapFrameworkError?(error: FastifyError): AppError | undefined;
+  /** Fastify options passed through (router settings, body limit, ...). */
+  fastify?: Record<string, unknown>;
+}
+
+export function createHttpApp(options: HttpAppOptions): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    disableRequestLogging: true,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const incoming = req.headers["x-request-id"];
+      return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    ...options.fastify,
+  }) as unknown as FastifyInstance;
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      "request",
+    );
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => sendError(options, error, request, reply));
+  return app;
+}
+
+function sendError(options: HttpAppOptions, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const known = error instanceof AppError ? error : options.mapFrameworkError?.(error);
+  if (known) {
+    const { status, body, headers } = options.renderError(known, request);
+    if (status >= 500) request.log.error({ err: error }, known.message);
+    if (headers) reply.headers(headers);
+    return reply.code(status).send(body);
+  }
+  const id = randomUUID();
+  request.log.error({ err: error, errorId: id }, "unexpected error");
+  return reply.code(500).send(options.renderInternal(id));
+}
