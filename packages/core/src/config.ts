@@ -17,7 +17,9 @@ export function loadEnv(options: { cwd?: string; files?: string[]; env?: Env } =
     const path = resolve(cwd, file);
     if (existsSync(path)) Object.assign(merged, parseDotenv(readFileSync(path)));
   }
-  return { ...merged, ...(options.env ?? process.env) };
+  // A variable the environment leaves undefined must not hide the file's value.
+  for (const [name, value] of Object.entries(options.env ?? process.env)) if (value !== undefined) merged[name] = value;
+  return merged;
 }
 
 export class ConfigError extends Error {
@@ -77,8 +79,8 @@ export function boolean(names: Names, fallback: boolean): Field<boolean> {
 export function oneOf<const T extends string>(names: Names, choices: readonly T[], fallback: T): Field<T> {
   return field<T>(names, (raw, name) => {
     if (raw === undefined) return { value: fallback };
-    const found = choices.find((c) => c === raw.toLowerCase());
-    return found ? { value: found } : { problem: `${name} must be one of ${choices.join(", ")}, got "${raw}"` };
+    const found = choices.find((c) => c.toLowerCase() === raw.toLowerCase());
+    return found !== undefined ? { value: found } : { problem: `${name} must be one of ${choices.join(", ")}, got "${raw}"` };
   });
 }
 

@@ -4,7 +4,7 @@
  * service's shape and answers anything unexpected with a generic body carrying an id.
  */
 import { randomUUID } from "node:crypto";
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import { AppError } from "./errors.js";
 import type { Logger } from "./logger.js";
 
@@ -25,7 +25,7 @@ export interface HttpAppOptions {
 export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   const app = Fastify({
     loggerInstance: options.logger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers["x-request-id"];
@@ -49,7 +49,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
 }
 
 function sendError(options: HttpAppOptions, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const known = error instanceof AppError ? error : options.mapFrameworkError?.(error);
+  const known = error instanceof AppError ? error : (options.mapFrameworkError?.(error) ?? unmappedClientError(error));
   if (known) {
     const { status, body, headers } = options.renderError(known, request);
     if (status >= 500) request.log.error({ err: error }, known.message);
@@ -59,4 +59,11 @@ function sendError(options: HttpAppOptions, error: FastifyError, request: Fastif
   const id = randomUUID();
   request.log.error({ err: error, errorId: id }, "unexpected error");
   return reply.code(500).send(options.renderInternal(id));
+}
+
+/** Fastify's own 4xx errors (unsupported media type, body too large, ...) stay client errors when the service maps none of them. */
+function unmappedClientError(error: FastifyError): AppError | undefined {
+  const status = error.statusCode;
+  if (!error.code?.startsWith("FST_") || status === undefined || status < 400 || status > 499) return undefined;
+  return new AppError(status, error.code, error.message, undefined, { cause: error });
 }

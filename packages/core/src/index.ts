@@ -1,3 +1,4 @@
+export * from "./collections.js";
 export * from "./config.js";
 export * from "./db/index.js";
 export * from "./errors.js";

@@ -8,7 +8,8 @@ function queryable(engine: PGlite | Transaction): Queryable {
     async query<T>(statement: Sql): Promise<QueryResult<T>> {
       const { text, values } = compile(statement, "postgres");
       const result = await engine.query<T>(text, values, { parsers: textParsers });
-      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+      // `affectedRows` is 0 for a SELECT; the command tag's count matches what pg reports.
+      return { rows: result.rows, rowCount: result.rowCount ?? result.affectedRows ?? result.rows.length };
     },
     async exec(script: string): Promise<void> {
       await engine.exec(script);

@@ -140,3 +140,22 @@ CREATE TABLE IF NOT EXISTS converter_sync_state (
 );
 `;
 }
+
+/** The CREATE TABLE part of catalogDdl: bulk loaders insert first and index afterwards. */
+export function catalogTablesDdl(dialect: CatalogDialect): string {
+  return splitDdl(dialect).tables;
+}
+
+/** The CREATE INDEX part of catalogDdl (secondary indexes only; UNIQUE constraints stay with the tables). */
+export function catalogIndexesDdl(dialect: CatalogDialect): string {
+  return splitDdl(dialect).indexes;
+}
+
+function splitDdl(dialect: CatalogDialect): { tables: string; indexes: string } {
+  const lines = catalogDdl(dialect).split("\n");
+  const isIndex = (line: string) => line.startsWith("CREATE INDEX");
+  return {
+    tables: lines.filter((line) => !isIndex(line)).join("\n"),
+    indexes: lines.filter(isIndex).join("\n"),
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * `npm start`: every service of the platform in one process, on embedded defaults. Each
+ * service's configuration is read first, so a bad setting anywhere stops start-up with one
+ * message naming every problem. A missing SQLite catalog is replaced by a generated demo.
+ */
+import { existsSync } from "node:fs";
+import { DEMO_SIZE, generateCatalog, readCatalogConfig, startCatalog } from "@platform/catalog";
+import { type Closer, ConfigError, createLogger, handleShutdown, loadEnv } from "@platform/core";
+
+const env = loadEnv();
+const problems: string[] = [];
+const read = <T>(readService: () => T): T | undefined => {
+  try {
+    return readService();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+    return undefined;
+  }
+};
+
+const catalogConfig = read(() => readCatalogConfig(env));
+if (problems.length > 0 || !catalogConfig) {
+  console.error(new ConfigError(problems).message);
+  process.exit(1);
+}
+
+const logger = createLogger({ level: catalogConfig.logLevel });
+const closers: Closer[] = [];
+handleShutdown(logger, closers);
+
+try {
+  if (catalogConfig.database.kind === "sqlite" && !existsSync(catalogConfig.database.path)) {
+    logger.info({ path: catalogConfig.database.path, ...DEMO_SIZE }, "no catalog database; generating a demo catalog");
+    const counts = generateCatalog(catalogConfig.database.path, DEMO_SIZE);
+    logger.info({ products: counts.products, snapshots: counts.snapshots, seconds: counts.seconds }, "demo catalog ready");
+  }
+  const catalog = await startCatalog(catalogConfig, logger.child({ service: "catalog" }));
+  closers.push(() => catalog.close());
+  logger.info({ catalog: catalog.url }, "platform started");
+} catch (error) {
+  logger.fatal({ err: error }, "start-up failed");
+  process.exit(1);
+}

@@ -1,0 +1,122 @@
+/**
+ * A read-only catalog database: SQLite through better-sqlite3 (opened read-only, reopened
+ * when the file appears or is replaced) or PostgreSQL through @platform/core's Database.
+ * Every failure to reach or read it surfaces as CatalogUnavailable.
+ */
+import { statSync } from "node:fs";
+import { compile, type Database, type Sql, sql } from "@platform/core";
+import BetterSqlite3 from "better-sqlite3";
+import { CatalogUnavailable, classify } from "./unavailable.js";
+
+export type CatalogDialect = "sqlite" | "postgres";
+export type Row = Record<string, unknown>;
+
+export interface CatalogSource {
+  readonly dialect: CatalogDialect;
+  all<T = Row>(query: Sql): Promise<T[]>;
+  /** Changes whenever the catalog's data may have changed; cheap enough to poll. */
+  changeToken(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export function openSqliteSource(path: string): CatalogSource {
+  let handle: BetterSqlite3.Database | null = null;
+  let inode = -1;
+
+  const connection = (): BetterSqlite3.Database => {
+    let stat: ReturnType<typeof statSync>;
+    try {
+      stat = statSync(path);
+    } catch (error) {
+      handle?.close();
+      handle = null;
+      throw new CatalogUnavailable("database file not found", { cause: error });
+    }
+    if (handle && stat.ino !== inode) {
+      // The converter replaced the file: read the new one.
+      handle.close();
+      handle = null;
+    }
+    if (!handle) {
+      try {
+        handle = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
+        // better-sqlite3 is synchronous: a long busy wait would stall every request.
+        handle.pragma("busy_timeout = 250");
+        inode = stat.ino;
+      } catch (error) {
+        throw classify(error);
+      }
+    }
+    return handle;
+  };
+
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  let statementsOf: BetterSqlite3.Database | null = null;
+  const prepare = (db: BetterSqlite3.Database, text: string): BetterSqlite3.Statement => {
+    if (statementsOf !== db) {
+      statements.clear();
+      statementsOf = db;
+    }
+    let statement = statements.get(text);
+    if (!statement) {
+      statement = db.prepare(text);
+      if (statements.size > 500) statements.clear();
+      statements.set(text, statement);
+    }
+    return statement;
+  };
+
+  return {
+    dialect: "sqlite",
+    async all<T>(query: Sql): Promise<T[]> {
+      const { text, values } = compile(query, "sqlite");
+      try {
+        const bound = values.map((v) => (typeof v === "boolean" ? Number(v) : v));
+        return prepare(connection(), text).all(...bound) as T[];
+      } catch (error) {
+        throw classify(error);
+      }
+    },
+    async changeToken(): Promise<string> {
+      try {
+        const db = connection();
+        return `${inode}:${db.pragma("data_version", { simple: true })}:${statSync(path).mtimeMs}`;
+      } catch (error) {
+        throw classify(error);
+      }
+    },
+    async close(): Promise<void> {
+      handle?.close();
+      handle = null;
+    },
+  };
+}
+
+/** A PostgreSQL catalog on a Database the caller owns (closing the source does not close it unless `owned`). */
+export function openPostgresSource(db: Database, options: { owned?: boolean } = {}): CatalogSource {
+  return {
+    dialect: "postgres",
+    async all<T>(query: Sql): Promise<T[]> {
+      try {
+        return (await db.query<T>(query)).rows;
+      } catch (error) {
+        throw classify(error);
+      }
+    },
+    async changeToken(): Promise<string> {
+      try {
+        const { rows } = await db.query(
+          sql`SELECT (SELECT count(*) FROM catalog_products) AS n, (SELECT max(updated_at) FROM catalog_products) AS p,
+                     (SELECT max(id) FROM catalog_products) AS i, (SELECT max(updated_at) FROM catalog_settlements) AS s,
+                     (SELECT max(updated_at) FROM catalog_categories) AS c`,
+        );
+        return JSON.stringify(rows[0]);
+      } catch (error) {
+        throw classify(error);
+      }
+    },
+    async close(): Promise<void> {
+      if (options.owned) await db.close();
+    },
+  };
+}
