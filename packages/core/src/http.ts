@@ -38,6 +38,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     reply.header("x-request-id", request.id);
   });
   app.addHook("onResponse", async (request, reply) => {
+    if (!options.logger.isLevelEnabled("info")) return;
     request.log.info(
       { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       "request",

@@ -1,5 +1,6 @@
 /** The catalog's configuration, read once at start-up (reference 2; issue: CATALOG_HOST/PORT). */
 import { custom, type Env, integer, oneOf, readConfig, string } from "@platform/core";
+import { DEFAULT_SQLITE_CACHE_MB } from "./db/source.js";
 import { parseCatalogUrl } from "./db/url.js";
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -12,6 +13,7 @@ export function readCatalogConfig(env: Env, cwd = process.cwd()) {
     logLevel: oneOf("LOG_LEVEL", LOG_LEVELS, "info"),
     refreshIntervalMs: integer("CATALOG_REFRESH_INTERVAL_MS", 2000, { min: 100 }),
     maxConnections: integer("CATALOG_DB_MAX_CONNECTIONS", 10, { min: 1 }),
+    sqliteCacheMb: integer("CATALOG_SQLITE_CACHE_MB", DEFAULT_SQLITE_CACHE_MB, { min: 1, max: 65_536 }),
   });
 }
 

@@ -1,7 +1,7 @@
 export { buildApp, type CatalogAppDeps } from "./app.js";
 export { type CatalogConfig, readCatalogConfig } from "./config.js";
 export { openCatalogSource } from "./db/open.js";
-export { type CatalogSource, openPostgresSource, openSqliteSource } from "./db/source.js";
+export { type CatalogSource, DEFAULT_SQLITE_CACHE_MB, openPostgresSource, openSqliteSource } from "./db/source.js";
 export { type CatalogTarget, parseCatalogUrl } from "./db/url.js";
 export { DEMO_SIZE, generateCatalog } from "./demo/generate.js";
 export { type RunningService, startCatalog } from "./server.js";

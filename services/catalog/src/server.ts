@@ -10,7 +10,7 @@ export interface RunningService {
 }
 
 export async function startCatalog(config: CatalogConfig, logger: Logger): Promise<RunningService> {
-  const source = await openCatalogSource(config.database, config.maxConnections);
+  const source = await openCatalogSource(config.database, config);
   const where = config.database.kind === "sqlite" ? config.database.path : "PostgreSQL";
   logger.info({ database: where }, "catalog database");
   const app = await buildApp({ source, logger, refreshIntervalMs: config.refreshIntervalMs });

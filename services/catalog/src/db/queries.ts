@@ -134,9 +134,10 @@ export function ping(source: CatalogSource): Promise<Row[]> {
 }
 
 /** Every source listing, grouped by product (equal ids adjacent), for the in-memory index. */
-export function allListings(source: CatalogSource, facts: SchemaFacts): Promise<Row[]> {
-  return source.all(
+export function eachListing(source: CatalogSource, facts: SchemaFacts, visit: (row: Row) => void): Promise<void> {
+  return source.each(
     sql`SELECT ${columns(facts, "catalog_products", "p", LISTING_COLUMNS)} FROM catalog_products p ORDER BY p.canonical_product_id, p.id`,
+    visit,
   );
 }
 

@@ -14,40 +14,53 @@ export type Row = Record<string, unknown>;
 export interface CatalogSource {
   readonly dialect: CatalogDialect;
   all<T = Row>(query: Sql): Promise<T[]>;
+  /** Calls `visit` for each row without holding all raw rows at once where the driver can stream. */
+  each(query: Sql, visit: (row: Row) => void): Promise<void>;
   /** Changes whenever the catalog's data may have changed; cheap enough to poll. */
   changeToken(): Promise<string>;
   close(): Promise<void>;
 }
 
-export function openSqliteSource(path: string): CatalogSource {
+/** SQLite page cache per connection when none is given: the hot pages of popular products stay in memory. */
+export const DEFAULT_SQLITE_CACHE_MB = 64;
+
+export function openSqliteSource(path: string, options: { cacheMb?: number } = {}): CatalogSource {
   let handle: BetterSqlite3.Database | null = null;
   let inode = -1;
 
+  /** Opens the file if no handle is open. Replacement of the file is noticed by changeToken(), not per query. */
   const connection = (): BetterSqlite3.Database => {
+    if (handle) return handle;
     let stat: ReturnType<typeof statSync>;
     try {
       stat = statSync(path);
     } catch (error) {
-      handle?.close();
-      handle = null;
       throw new CatalogUnavailable("database file not found", { cause: error });
     }
-    if (handle && stat.ino !== inode) {
-      // The converter replaced the file: read the new one.
+    try {
+      handle = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
+      // better-sqlite3 is synchronous: a long busy wait would stall every request.
+      handle.pragma("busy_timeout = 250");
+      handle.pragma(`cache_size = ${-1024 * Math.trunc(options.cacheMb ?? DEFAULT_SQLITE_CACHE_MB)}`);
+      inode = stat.ino;
+      return handle;
+    } catch (error) {
+      throw classify(error);
+    }
+  };
+
+  /** Closes the handle when the file was removed or replaced, so the next query opens what is there now. */
+  const checkFile = (): void => {
+    let current: number;
+    try {
+      current = statSync(path).ino;
+    } catch {
+      current = -1;
+    }
+    if (handle && current !== inode) {
       handle.close();
       handle = null;
     }
-    if (!handle) {
-      try {
-        handle = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
-        // better-sqlite3 is synchronous: a long busy wait would stall every request.
-        handle.pragma("busy_timeout = 250");
-        inode = stat.ino;
-      } catch (error) {
-        throw classify(error);
-      }
-    }
-    return handle;
   };
 
   const statements = new Map<string, BetterSqlite3.Statement>();
@@ -77,8 +90,17 @@ export function openSqliteSource(path: string): CatalogSource {
         throw classify(error);
       }
     },
+    async each(query: Sql, visit: (row: Row) => void): Promise<void> {
+      const { text, values } = compile(query, "sqlite");
+      try {
+        for (const row of prepare(connection(), text).iterate(...values)) visit(row as Row);
+      } catch (error) {
+        throw classify(error);
+      }
+    },
     async changeToken(): Promise<string> {
       try {
+        checkFile();
         const db = connection();
         return `${inode}:${db.pragma("data_version", { simple: true })}:${statSync(path).mtimeMs}`;
       } catch (error) {
@@ -99,6 +121,13 @@ export function openPostgresSource(db: Database, options: { owned?: boolean } = 
     async all<T>(query: Sql): Promise<T[]> {
       try {
         return (await db.query<T>(query)).rows;
+      } catch (error) {
+        throw classify(error);
+      }
+    },
+    async each(query: Sql, visit: (row: Row) => void): Promise<void> {
+      try {
+        for (const row of (await db.query<Row>(query)).rows) visit(row);
       } catch (error) {
         throw classify(error);
       }

@@ -7,7 +7,16 @@ import type { Logger } from "@platform/core";
 import * as q from "../db/queries.js";
 import type { CatalogSource } from "../db/source.js";
 import { CatalogUnavailable } from "../db/unavailable.js";
-import { buildSeries, INTERVALS, type IntervalName, MAX_POINTS, pointCount, type SeriesSnapshot, toSeriesSnapshot } from "./dynamics.js";
+import {
+  buildSeries,
+  gridDates,
+  INTERVALS,
+  type IntervalName,
+  MAX_POINTS,
+  pointCount,
+  type SeriesSnapshot,
+  toSeriesSnapshot,
+} from "./dynamics.js";
 import { errors } from "./errors.js";
 import { cursorItem, snapshotItem, sourceItem } from "./format.js";
 import { type ListingFilter, normaliseFilter } from "./listings.js";
@@ -307,7 +316,7 @@ export class Catalog {
     const snapshots = rows.map(toSeriesSnapshot).filter((s): s is SeriesSnapshot => s !== null);
     const values = buildSeries(snapshots, from.instant, to.instant, step);
     return {
-      dates: values.map((_, i) => formatInstant(from.instant + i * step)),
+      dates: gridDates(from.instant, step, points),
       values,
       meta: {
         canonical_product_id: triple.id,

@@ -5,7 +5,7 @@
  * newest first and every bucket is painted at most once, using a "next unpainted bucket"
  * pointer: O(snapshots log snapshots + buckets) instead of the original's snapshots x buckets.
  */
-import { type Instant, parseStoredInstant } from "./time.js";
+import { formatInstant, type Instant, parseStoredInstant } from "./time.js";
 import { float, int } from "./values.js";
 
 export const INTERVALS = { "1h": 3600, "6h": 21_600, "1d": 86_400, "7d": 604_800 } as const;
@@ -68,4 +68,20 @@ export function buildSeries(snapshots: readonly SeriesSnapshot[], from: Instant,
     }
   }
   return values;
+}
+
+const grids = new Map<string, readonly string[]>();
+
+/** The formatted dates of a grid. Clients ask for the same windows again and again, so recent grids are kept. */
+export function gridDates(from: Instant, stepMicros: number, points: number): readonly string[] {
+  const key = `${from}/${stepMicros}/${points}`;
+  let dates = grids.get(key);
+  if (dates) {
+    grids.delete(key);
+  } else {
+    dates = Array.from({ length: points }, (_, i) => formatInstant(from + i * stepMicros));
+    if (grids.size >= 32) grids.delete(grids.keys().next().value as string);
+  }
+  grids.set(key, dates);
+  return dates;
 }

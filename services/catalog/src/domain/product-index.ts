@@ -50,6 +50,8 @@ export class ProductIndex {
   private full: ProductSummary[] | undefined;
   private readonly sorted = new Map<string, ProductSummary[]>();
   private readonly recent = new Map<string, ProductSummary[]>();
+  /** Count answers per normalised request: the data cannot change under one index. */
+  private readonly counts = new Map<string, { required: number; count: number }>();
 
   constructor(
     /** Listings grouped by canonical id (equal ids adjacent). */
@@ -170,13 +172,34 @@ export class ProductIndex {
   /** Distinct products sold by any of `stores` in any of `regions` (reference 5.6). Tokens are already normalised. */
   countProducts(stores: readonly string[], regions: readonly string[]): number {
     if (stores.length === 0 && regions.length === 0) return this.productCount;
-    const wanted = new Set(regions);
-    const sets = this.setsFor(stores, (key) => regions.length === 0 || wanted.has(key));
-    return countCommon([sets], 1, this.productCount);
+    return this.remember("any", stores, regions, () => {
+      const wanted = new Set(regions);
+      const sets = this.setsFor(stores, (key) => regions.length === 0 || wanted.has(key));
+      return { required: 1, count: countCommon([sets], 1, this.productCount) };
+    }).count;
+  }
+
+  private remember(
+    kind: string,
+    stores: readonly string[],
+    regions: readonly string[],
+    compute: () => { required: number; count: number },
+  ): { required: number; count: number } {
+    const key = JSON.stringify([kind, stores, regions]);
+    const known = this.counts.get(key);
+    if (known) return known;
+    const result = compute();
+    if (this.counts.size >= 1024) this.counts.clear();
+    this.counts.set(key, result);
+    return result;
   }
 
   /** scope=stores of /products/common/count (reference 5.7). */
   commonAcrossStores(stores: readonly string[], regions: readonly string[]): { required: number; count: number } {
+    return this.remember("stores", stores, regions, () => this.computeAcrossStores(stores, regions));
+  }
+
+  private computeAcrossStores(stores: readonly string[], regions: readonly string[]): { required: number; count: number } {
     const wanted = new Set(regions);
     const inRegion = (key: string) => regions.length === 0 || wanted.has(key);
     const groups = (stores.length > 0 ? stores : [...this.pairs.keys()]).map((store) => this.setsFor([store], inRegion));
@@ -186,6 +209,10 @@ export class ProductIndex {
 
   /** scope=regions of /products/common/count (reference 5.7). */
   commonAcrossRegions(stores: readonly string[], regions: readonly string[]): { required: number; count: number } {
+    return this.remember("regions", stores, regions, () => this.computeAcrossRegions(stores, regions));
+  }
+
+  private computeAcrossRegions(stores: readonly string[], regions: readonly string[]): { required: number; count: number } {
     const groups = (regions.length > 0 ? regions : this.regionKeys()).map((region) => this.setsFor(stores, (key) => key === region));
     const required = regions.length > 0 ? regions.length : groups.filter((g) => g.some((set) => set.length > 0)).length;
     return { required, count: countCommon(groups, required, this.productCount) };

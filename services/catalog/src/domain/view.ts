@@ -2,7 +2,7 @@
  * One data version of the catalog held in memory: the product index, categories and
  * settlements (small tables, filtered and paged in memory), and the schema facts.
  */
-import { allCategories, allListings, allSettlements } from "../db/queries.js";
+import { allCategories, allSettlements, eachListing } from "../db/queries.js";
 import { columnType, readSchema, type SchemaFacts } from "../db/schema.js";
 import type { CatalogSource, Row } from "../db/source.js";
 import { type CategoryItem, categoryItem, type SettlementItem, settlementItem } from "./format.js";
@@ -59,23 +59,26 @@ function byId<T extends { id: number | null }>(list: Entry<T>[]): Map<number, T>
 
 export async function loadView(source: CatalogSource, token: string): Promise<CatalogView> {
   const facts = await readSchema(source);
-  const [listingRows, categoryRows, settlementRows] = await Promise.all([
-    allListings(source, facts),
-    allCategories(source, facts),
-    allSettlements(source, facts),
-  ]);
+  const [categoryRows, settlementRows] = await Promise.all([allCategories(source, facts), allSettlements(source, facts)]);
+  const listings: Listing[] = [];
+  await eachListing(source, facts, (row) => {
+    const listing = toListing(row);
+    if (listing) listings.push(listing);
+  });
   const regionOfSettlement = new Map<number, string>();
   for (const s of settlementRows) {
     const id = int(s.id);
     if (id !== null) regionOfSettlement.set(id, regionKey(s.region, s.region_normalized));
   }
-  const listings = listingRows.map(toListing).filter((l): l is Listing => l !== null);
   const categories = entries(categoryRows, categoryItem, ["title", "title_normalized", "alias", "source_uid"]);
   const settlements = entries(settlementRows, settlementItem, ["name", "alias", "region", "country"]);
+  const index = new ProductIndex(listings, regionOfSettlement);
+  // Group and order once now, so the first request for the default page does not pay for it.
+  index.query({}, "observed_at_desc");
   return {
     token,
     facts,
-    index: new ProductIndex(listings, regionOfSettlement),
+    index,
     uuidIds: columnType(facts, "catalog_products", "canonical_product_id") === "uuid",
     categories,
     categoryById: byId(categories),

@@ -40,8 +40,11 @@ export async function buildHttpApp(catalog: Catalog, logger: Logger): Promise<Fa
   // Starlette redirects a path with a trailing slash to the route without it (307).
   const known = pathMatcher(specs);
   app.addHook("onRequest", async (request, reply) => {
-    const [path = "", query] = request.url.split(/\?(.*)/s);
+    const url = request.url;
+    const mark = url.indexOf("?");
+    const path = mark === -1 ? url : url.slice(0, mark);
     if (path.length <= 1 || !path.endsWith("/")) return;
+    const query = mark === -1 ? "" : url.slice(mark + 1);
     const stripped = path.replace(/\/+$/, "");
     if (!known(stripped)) return;
     const location = `${request.protocol}://${request.host}${stripped}${query ? `?${query}` : ""}`;
