@@ -134,10 +134,16 @@ export function openPostgresSource(db: Database, options: { owned?: boolean } = 
     },
     async changeToken(): Promise<string> {
       try {
+        // Optional tables enter the fingerprint only when they exist: a catalog without them still loads.
+        const present = await db.query<{ s: boolean; c: boolean }>(
+          sql`SELECT to_regclass('catalog_settlements') IS NOT NULL AS s, to_regclass('catalog_categories') IS NOT NULL AS c`,
+        );
+        const optional = present.rows[0];
+        const settlements = optional?.s ? sql`(SELECT max(updated_at) FROM catalog_settlements)` : sql`NULL`;
+        const categories = optional?.c ? sql`(SELECT max(updated_at) FROM catalog_categories)` : sql`NULL`;
         const { rows } = await db.query(
           sql`SELECT (SELECT count(*) FROM catalog_products) AS n, (SELECT max(updated_at) FROM catalog_products) AS p,
-                     (SELECT max(id) FROM catalog_products) AS i, (SELECT max(updated_at) FROM catalog_settlements) AS s,
-                     (SELECT max(updated_at) FROM catalog_categories) AS c`,
+                     (SELECT max(id) FROM catalog_products) AS i, ${settlements} AS s, ${categories} AS c`,
         );
         return JSON.stringify(rows[0]);
       } catch (error) {
