@@ -2,15 +2,15 @@
  * The converter's catalog schema (reference/catalog.md 3.1), for the demo generator, the
  * benchmark and the tests. The service itself never runs it: it only reads.
  */
-export type CatalogDialect = "sqlite" | "postgres";
+import type { Dialect } from "@platform/core";
 
-export function catalogDdl(dialect: CatalogDialect): string {
+export function catalogDdl(dialect: Dialect): string {
   const pg = dialect === "postgres";
   const id = pg ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT";
   const ts = pg ? "TIMESTAMPTZ" : "DATETIME";
-  const money = pg ? "NUMERIC(12,4)" : "NUMERIC(12,4)";
+  const money = "NUMERIC(12,4)";
   const float = pg ? "DOUBLE PRECISION" : "FLOAT";
-  const bool = pg ? "BOOLEAN" : "BOOLEAN";
+  const bool = "BOOLEAN";
   return `
 CREATE TABLE IF NOT EXISTS catalog_products (
   id ${id},
@@ -142,16 +142,16 @@ CREATE TABLE IF NOT EXISTS converter_sync_state (
 }
 
 /** The CREATE TABLE part of catalogDdl: bulk loaders insert first and index afterwards. */
-export function catalogTablesDdl(dialect: CatalogDialect): string {
+export function catalogTablesDdl(dialect: Dialect): string {
   return splitDdl(dialect).tables;
 }
 
 /** The CREATE INDEX part of catalogDdl (secondary indexes only; UNIQUE constraints stay with the tables). */
-export function catalogIndexesDdl(dialect: CatalogDialect): string {
+export function catalogIndexesDdl(dialect: Dialect): string {
   return splitDdl(dialect).indexes;
 }
 
-function splitDdl(dialect: CatalogDialect): { tables: string; indexes: string } {
+function splitDdl(dialect: Dialect): { tables: string; indexes: string } {
   const lines = catalogDdl(dialect).split("\n");
   const isIndex = (line: string) => line.startsWith("CREATE INDEX");
   return {

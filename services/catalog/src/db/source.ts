@@ -4,15 +4,14 @@
  * Every failure to reach or read it surfaces as CatalogUnavailable.
  */
 import { statSync } from "node:fs";
-import { compile, type Database, type Sql, sql } from "@platform/core";
+import { compile, type Database, type Dialect, type Sql, sql } from "@platform/core";
 import BetterSqlite3 from "better-sqlite3";
 import { CatalogUnavailable, classify } from "./unavailable.js";
 
-export type CatalogDialect = "sqlite" | "postgres";
 export type Row = Record<string, unknown>;
 
 export interface CatalogSource {
-  readonly dialect: CatalogDialect;
+  readonly dialect: Dialect;
   all<T = Row>(query: Sql): Promise<T[]>;
   /** Calls `visit` for each row without holding all raw rows at once where the driver can stream. */
   each(query: Sql, visit: (row: Row) => void): Promise<void>;

@@ -36,5 +36,4 @@ export const errors = {
     new AppError(503, "catalog_unavailable", `catalog_unavailable: ${reason}`, undefined, { cause }),
   notFound: () => make(404, "Not Found"),
   methodNotAllowed: () => make(405, "Method Not Allowed"),
-  badRequest: (detail: string) => make(400, detail),
 };

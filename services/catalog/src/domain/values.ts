@@ -51,7 +51,7 @@ export function tokens(values: readonly string[]): string[] {
   return [...seen];
 }
 
-/** Code-point order, the same on every database (SQL ORDER BY would follow the server's collation). */
+/** UTF-16 code-unit order (code-point order outside astral characters), the same on every database; SQL ORDER BY would follow the server collation. */
 export function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
