@@ -6,6 +6,7 @@
 import { existsSync } from "node:fs";
 import { DEMO_SIZE, generateCatalog, readCatalogConfig, startCatalog } from "@platform/catalog";
 import { type Closer, ConfigError, createLogger, handleShutdown, loadEnv } from "@platform/core";
+import { readGraphqlConfig, startGraphql } from "@platform/graphql";
 
 const env = loadEnv();
 const problems: string[] = [];
@@ -20,7 +21,8 @@ const read = <T>(readService: () => T): T | undefined => {
 };
 
 const catalogConfig = read(() => readCatalogConfig(env));
-if (problems.length > 0 || !catalogConfig) {
+const graphqlConfig = read(() => readGraphqlConfig(env));
+if (problems.length > 0 || !catalogConfig || !graphqlConfig) {
   console.error(new ConfigError(problems).message);
   process.exit(1);
 }
@@ -37,7 +39,9 @@ try {
   }
   const catalog = await startCatalog(catalogConfig, logger.child({ service: "catalog" }));
   closers.push(() => catalog.close());
-  logger.info({ catalog: catalog.url }, "platform started");
+  const graphql = await startGraphql(graphqlConfig, logger.child({ service: "graphql" }));
+  closers.push(() => graphql.close());
+  logger.info({ catalog: catalog.url, graphql: graphql.url }, "platform started");
 } catch (error) {
   logger.fatal({ err: error }, "start-up failed");
   process.exit(1);

@@ -30,6 +30,7 @@ export function openPostgres(url: string, maxConnections = 10): Database {
   pool.on("error", () => {});
   return {
     kind: "postgres",
+    driver: pool,
     ...queryable(pool),
     async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();

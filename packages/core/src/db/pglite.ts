@@ -22,6 +22,7 @@ export async function openPglite(dataDir?: string): Promise<Database> {
   await engine.waitReady;
   return {
     kind: "pglite",
+    driver: engine,
     ...queryable(engine),
     transaction: (work) => engine.transaction((tx) => work(queryable(tx))),
     close: () => engine.close(),

@@ -15,6 +15,11 @@ export interface Queryable {
 export interface Database extends Queryable {
   /** `postgres` for a server reached through a pg pool, `pglite` for the embedded engine. */
   readonly kind: "postgres" | "pglite";
+  /**
+   * The driver object underneath (a `pg.Pool` or a `PGlite`), for the few callers that need a
+   * protocol feature the interface does not carry (run_sql's multi-statement results).
+   */
+  readonly driver: unknown;
   /** Runs `work` in one transaction on one connection; commits on success, rolls back on throw. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -1,0 +1,59 @@
+/** The GraphQL service's configuration, under Hasura's own variable names, read once at start-up. */
+import { boolean, ConfigError, custom, type Env, integer, oneOf, readConfig, string } from "@platform/core";
+import { type AuthConfig, AuthConfigError, createAuthConfig } from "./engine/auth/config.js";
+import { parseCorsDomains } from "./http/cors.js";
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+function postgresUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^postgres(ql)?:\/\//i.test(raw)) throw new Error(`must be a postgres:// or postgresql:// URL`);
+  return raw;
+}
+
+/** Reads the settings, then builds the auth configuration; every problem of both lands in one ConfigError. */
+export function readGraphqlConfig(env: Env) {
+  const problems: string[] = [];
+  let settings: ReturnType<typeof readSettings> | undefined;
+  try {
+    settings = readSettings(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  let auth: AuthConfig | undefined;
+  try {
+    auth = createAuthConfig({
+      adminSecret: env.HASURA_GRAPHQL_ADMIN_SECRET ?? env.HASURA_GRAPHQL_ACCESS_KEY,
+      jwtSecret: env.HASURA_GRAPHQL_JWT_SECRET,
+      authHook: env.HASURA_GRAPHQL_AUTH_HOOK,
+      authHookMode: env.HASURA_GRAPHQL_AUTH_HOOK_MODE,
+      unauthorizedRole: env.HASURA_GRAPHQL_UNAUTHORIZED_ROLE,
+    });
+  } catch (error) {
+    if (!(error instanceof AuthConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  if (problems.length > 0 || !settings || !auth) throw new ConfigError(problems);
+  return { ...settings, auth };
+}
+
+function readSettings(env: Env) {
+  return readConfig(env, {
+    databaseUrl: custom(["HASURA_GRAPHQL_DATABASE_URL", "HASURA_GRAPHQL_METADATA_DATABASE_URL"], postgresUrl),
+    dataDir: string("HASURA_GRAPHQL_DATA_DIR", "./data/graphql"),
+    port: integer(["HASURA_GRAPHQL_SERVER_PORT"], 8080, { min: 0, max: 65535 }),
+    host: string("HASURA_GRAPHQL_SERVER_HOST", "0.0.0.0"),
+    corsDomains: custom("HASURA_GRAPHQL_CORS_DOMAIN", parseCorsDomains),
+    disableCors: boolean("HASURA_GRAPHQL_DISABLE_CORS", false),
+    enableConsole: boolean("HASURA_GRAPHQL_ENABLE_CONSOLE", true),
+    migrationsDir: string("HASURA_GRAPHQL_MIGRATIONS_DIR"),
+    metadataDir: string("HASURA_GRAPHQL_METADATA_DIR"),
+    booleanNullCollapse: boolean("HASURA_GRAPHQL_V1_BOOLEAN_NULL_COLLAPSE", false),
+    poolSize: integer("HASURA_GRAPHQL_PG_CONNECTIONS", 50, { min: 1 }),
+    metadataPollMs: integer("HASURA_GRAPHQL_METADATA_POLL_INTERVAL_MS", 1000, { min: 50 }),
+    logLevel: oneOf(["HASURA_GRAPHQL_LOG_LEVEL", "LOG_LEVEL"], LOG_LEVELS, "info"),
+  });
+}
+
+export type GraphqlConfig = ReturnType<typeof readGraphqlConfig>;

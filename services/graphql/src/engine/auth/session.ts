@@ -1,0 +1,135 @@
+/**
+ * Who is asking (reference 3.1, Hasura's `getUserInfoWithExpTime`): a sent admin secret is
+ * checked first and wins; without one, the JWT or the webhook decides, else the unauthorized
+ * role, else access is denied. With no admin secret configured everyone is admin, or the role
+ * they name in `x-hasura-role`.
+ */
+import { timingSafeEqual } from "node:crypto";
+import { HasuraError } from "../errors.js";
+import { ADMIN_ROLE, type Session } from "../session.js";
+import { extractClaims } from "./claims.js";
+import { type AuthConfig, hashSecret } from "./config.js";
+import { verifyJwt } from "./jwt.js";
+import type { JwtConfig } from "./jwt-config.js";
+import {
+  ACCESS_KEY_HEADER,
+  ADMIN_SECRET_HEADER,
+  BACKEND_ONLY_HEADER,
+  headerSessionVariables,
+  parseBackendOnly,
+  type RequestHeaders,
+  ROLE_HEADER,
+} from "./session-vars.js";
+import { callAuthWebhook } from "./webhook.js";
+
+export interface AuthRequest {
+  /** Request headers with lower-case names. */
+  headers: RequestHeaders;
+  /** The GraphQL request body; sent to a POST-mode webhook. */
+  body?: unknown;
+}
+
+export interface ResolvedSession {
+  session: Session;
+  /** When the credentials stop being valid (JWT `exp`, webhook Cache-Control/Expires); WebSockets close then. */
+  expiresAt: Date | null;
+}
+
+function lowerCased(headers: RequestHeaders): RequestHeaders {
+  const out: RequestHeaders = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name.toLowerCase()] = value;
+  return out;
+}
+
+const nonEmpty = (value: string | undefined): string | undefined => (value === undefined || value === "" ? undefined : value);
+
+/** Hasura's mkUserInfo: the role becomes `x-hasura-role`, the secrets never become variables. */
+function makeSession(role: string, variables: Record<string, string>, isAdmin: boolean, useBackendOnly: boolean): Session {
+  const vars: Record<string, string> = { ...variables, [ROLE_HEADER]: role };
+  delete vars[ADMIN_SECRET_HEADER];
+  delete vars[ACCESS_KEY_HEADER];
+  return { role, variables: vars, isAdmin, useBackendOnly };
+}
+
+/** Admin, or the role named in `x-hasura-role`, with the x-hasura-* headers as variables. */
+function fromHeaders(headers: RequestHeaders): Session {
+  const role = nonEmpty(headers[ROLE_HEADER]) ?? ADMIN_ROLE;
+  return makeSession(role, headerSessionVariables(headers), true, parseBackendOnly(headers[BACKEND_ONLY_HEADER]));
+}
+
+function unauthorized(role: string, headers: RequestHeaders): ResolvedSession {
+  return { session: makeSession(role, headerSessionVariables(headers), false, false), expiresAt: null };
+}
+
+function secretMatches(sent: string, expected: Buffer): boolean {
+  return timingSafeEqual(hashSecret(sent), expected);
+}
+
+/** The token at the configured place, or undefined when the request carries none. */
+function findToken(config: JwtConfig, headers: RequestHeaders): string | undefined {
+  const location = config.header;
+  if (location.type === "CustomHeader") return nonEmpty(headers[location.name.toLowerCase()]);
+  if (location.type === "Cookie") {
+    for (const part of (headers.cookie ?? "").split(";")) {
+      const at = part.indexOf("=");
+      if (at > 0 && part.slice(0, at).trim() === location.name) return nonEmpty(part.slice(at + 1).trim());
+    }
+    return undefined;
+  }
+  const authorization = headers.authorization;
+  if (authorization === undefined) return undefined;
+  const words = authorization.trim().split(/\s+/);
+  if (words.length !== 2 || words[0] !== "Bearer") throw new HasuraError("invalid-headers", "Malformed Authorization header");
+  return words[1];
+}
+
+async function fromJwt(
+  auth: NonNullable<AuthConfig["jwt"]>,
+  headers: RequestHeaders,
+  unauthorizedRole: string | null,
+): Promise<ResolvedSession> {
+  const token = findToken(auth.config, headers);
+  if (token === undefined) {
+    if (unauthorizedRole) return unauthorized(unauthorizedRole, headers);
+    throw new HasuraError("invalid-headers", "Missing 'Authorization' or 'Cookie' header in JWT authentication mode");
+  }
+  const payload = await verifyJwt(token, auth.config, auth.jwks);
+  const claims = extractClaims(payload, auth.config.claims);
+  const role = nonEmpty(headers[ROLE_HEADER]) ?? claims.defaultRole;
+  if (!claims.allowedRoles.includes(role)) throw new HasuraError("access-denied", "Your requested role is not in allowed roles");
+  const expiresAt = typeof payload.exp === "number" ? new Date(payload.exp * 1000) : null;
+  return { session: makeSession(role, claims.variables, false, false), expiresAt };
+}
+
+async function fromWebhook(
+  auth: NonNullable<AuthConfig["webhook"]>,
+  request: AuthRequest,
+  headers: RequestHeaders,
+): Promise<ResolvedSession> {
+  const answer = await callAuthWebhook(auth, headers, request.body);
+  const role = nonEmpty(answer.variables[ROLE_HEADER]);
+  if (!role) throw new HasuraError("invalid-params", `${ROLE_HEADER} not found in session variables`);
+  return { session: makeSession(role, answer.variables, false, false), expiresAt: answer.expiresAt };
+}
+
+/** The session of a request and how long it lasts. */
+export async function resolveSessionWithExpiry(request: AuthRequest, config: AuthConfig): Promise<ResolvedSession> {
+  const headers = lowerCased(request.headers);
+  if (config.adminSecretHash === null) return { session: fromHeaders(headers), expiresAt: null };
+  const sent = headers[ADMIN_SECRET_HEADER] ?? headers[ACCESS_KEY_HEADER];
+  if (sent !== undefined) {
+    if (!secretMatches(sent, config.adminSecretHash)) {
+      throw new HasuraError("access-denied", `invalid ${ADMIN_SECRET_HEADER}/${ACCESS_KEY_HEADER}`, "$", 401);
+    }
+    return { session: fromHeaders(headers), expiresAt: null };
+  }
+  if (config.jwt) return fromJwt(config.jwt, headers, config.unauthorizedRole);
+  if (config.webhook) return fromWebhook(config.webhook, request, headers);
+  if (config.unauthorizedRole) return unauthorized(config.unauthorizedRole, headers);
+  throw new HasuraError("access-denied", `${ADMIN_SECRET_HEADER}/${ACCESS_KEY_HEADER} required, but not found`, "$", 401);
+}
+
+/** The session of a request (Hasura's precedence; errors are HasuraErrors with their status). */
+export async function resolveSession(request: AuthRequest, config: AuthConfig): Promise<Session> {
+  return (await resolveSessionWithExpiry(request, config)).session;
+}

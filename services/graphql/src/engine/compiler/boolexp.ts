@@ -1,0 +1,172 @@
+/**
+ * Boolean expressions to SQL: GraphQL `where` arguments (keys are GraphQL field names) and
+ * permission filters from metadata (keys are column names, values may name session
+ * variables, legacy `$`-prefixed operators and column comparisons are allowed).
+ */
+import { and, ident, join, type Sql, sql, trusted } from "@platform/core";
+import { HasuraError } from "../errors.js";
+import type { ColumnModel, RelationshipModel, TableModel } from "../model/types.js";
+import { type CompileContext, isSessionVariable } from "./context.js";
+import { asList } from "./values.js";
+
+export type ExpSource = "graphql" | "permission";
+
+const TRUE = sql`true`;
+const FALSE = sql`false`;
+
+const SIMPLE: Record<string, string> = {
+  _eq: "=",
+  _neq: "<>",
+  _gt: ">",
+  _lt: "<",
+  _gte: ">=",
+  _lte: "<=",
+  _like: "LIKE",
+  _nlike: "NOT LIKE",
+  _ilike: "ILIKE",
+  _nilike: "NOT ILIKE",
+  _similar: "SIMILAR TO",
+  _nsimilar: "NOT SIMILAR TO",
+  _regex: "~",
+  _nregex: "!~",
+  _iregex: "~*",
+  _niregex: "!~*",
+  _contains: "@>",
+  _contained_in: "<@",
+  _has_key: "?",
+  _has_keys_any: "?|",
+  _has_keys_all: "?&",
+};
+
+const COLUMN_COMPARE: Record<string, string> = { _ceq: "=", _cne: "<>", _cneq: "<>", _cgt: ">", _clt: "<", _cgte: ">=", _clte: "<=" };
+
+/** Operator text from the fixed tables above, never from the request. */
+function op(text: string): Sql {
+  return trusted(` ${text} `);
+}
+
+function normalise(key: string): string {
+  return key.startsWith("$") ? `_${key.slice(1)}` : key;
+}
+
+export function compileBoolExp(ctx: CompileContext, table: TableModel, alias: string, exp: unknown, source: ExpSource): Sql {
+  if (exp === null || exp === undefined || typeof exp !== "object" || Array.isArray(exp)) return TRUE;
+  const parts: Sql[] = [];
+  for (const [rawKey, value] of Object.entries(exp as Record<string, unknown>)) {
+    const key = normalise(rawKey);
+    if (key === "_and") parts.push(and(asList(value).map((e) => compileBoolExp(ctx, table, alias, e, source))));
+    else if (key === "_or") {
+      const list = asList(value);
+      parts.push(
+        list.length === 0
+          ? FALSE
+          : sql`(${join(
+              list.map((e) => sql`(${compileBoolExp(ctx, table, alias, e, source)})`),
+              sql` OR `,
+            )})`,
+      );
+    } else if (key === "_not") parts.push(sql`NOT (${compileBoolExp(ctx, table, alias, value, source)})`);
+    else if (key === "_exists") parts.push(existsExp(ctx, value, source));
+    else {
+      const column =
+        source === "graphql"
+          ? (table.columnByField.get(key) ?? null)
+          : (table.columnByName.get(key) ?? table.columnByField.get(key) ?? null);
+      if (column) parts.push(columnExp(ctx, table, alias, column, value, source));
+      else {
+        const rel = table.relationships.get(key);
+        if (!rel) throw new HasuraError("validation-failed", `field "${key}" not found in type: '${table.typeName}_bool_exp'`);
+        parts.push(relationshipExp(ctx, table, alias, rel, value, source));
+      }
+    }
+  }
+  return and(parts);
+}
+
+function existsExp(ctx: CompileContext, value: unknown, source: ExpSource): Sql {
+  const spec = (value ?? {}) as { _table?: { schema: string; name: string } | string; _where?: unknown };
+  const t = typeof spec._table === "string" ? { schema: "public", name: spec._table } : spec._table;
+  if (!t) return TRUE;
+  const table = ctx.table(`${t.schema}.${t.name}`);
+  const alias = ctx.alias();
+  return sql`EXISTS (SELECT 1 FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${compileBoolExp(ctx, table, alias, spec._where, source)})`;
+}
+
+/** A relationship in a filter: some related row (readable by the role) matches. */
+function relationshipExp(
+  ctx: CompileContext,
+  _table: TableModel,
+  alias: string,
+  rel: RelationshipModel,
+  value: unknown,
+  source: ExpSource,
+): Sql {
+  const target = ctx.table(rel.target);
+  const targetAlias = ctx.alias();
+  const joinOn = joinCondition(rel, alias, targetAlias);
+  const permission = permissionFilter(ctx, target, targetAlias);
+  const nested = compileBoolExp(ctx, target, targetAlias, value, source);
+  return sql`EXISTS (SELECT 1 FROM ${ident(target.schema, target.name)} AS ${ident(targetAlias)} WHERE ${and([joinOn, permission, nested])})`;
+}
+
+export function joinCondition(rel: Pick<RelationshipModel, "mapping">, parentAlias: string, targetAlias: string): Sql {
+  return and(rel.mapping.map(([local, remote]) => sql`${ident(targetAlias, remote)} = ${ident(parentAlias, local)}`));
+}
+
+/** The role's select filter on a table, or true for the admin / an unfiltered permission. */
+export function permissionFilter(ctx: CompileContext, table: TableModel, alias: string): Sql {
+  const filter = ctx.access(table).filter;
+  return filter ? compileBoolExp(ctx, table, alias, filter, "permission") : TRUE;
+}
+
+function operand(ctx: CompileContext, column: ColumnModel, value: unknown, source: ExpSource): Sql {
+  if (source === "permission" && isSessionVariable(value)) return sql`${ctx.sessionValue(value)}::${typeName(column)}`;
+  if (value !== null && typeof value === "object") return sql`${JSON.stringify(value)}`;
+  return sql`${value}`;
+}
+
+function typeName(column: ColumnModel): Sql {
+  return sql`${ident(column.pgType)}`;
+}
+
+function columnExp(ctx: CompileContext, table: TableModel, alias: string, column: ColumnModel, value: unknown, source: ExpSource): Sql {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new HasuraError("validation-failed", `expected an object for comparison on column "${column.field}"`);
+  }
+  const target = sql`${ident(alias, column.name)}`;
+  const parts: Sql[] = [];
+  for (const [rawKey, operandValue] of Object.entries(value as Record<string, unknown>)) {
+    const key = normalise(rawKey);
+    if (operandValue === null && key !== "_is_null") {
+      // v1 collapsed a null operand to true; v2 refuses it unless HASURA_GRAPHQL_V1_BOOLEAN_NULL_COLLAPSE is set.
+      if (ctx.options.booleanNullCollapse) continue;
+      throw new HasuraError("validation-failed", `unexpected null value for type "${column.scalar}"`);
+    }
+    if (key === "_is_null") parts.push(operandValue ? sql`${target} IS NULL` : sql`${target} IS NOT NULL`);
+    else if (key === "_in" || key === "_nin") parts.push(inList(ctx, target, column, key === "_nin", operandValue, source));
+    else if (key === "_has_keys_any" || key === "_has_keys_all") {
+      parts.push(sql`${target}${op(SIMPLE[key] as string)}${sql`${asList(operandValue).map(String)}`}::text[]`);
+    } else if (key === "_contains" || key === "_contained_in") {
+      parts.push(sql`${target}${op(SIMPLE[key] as string)}${operand(ctx, column, operandValue, source)}::jsonb`);
+    } else if (key in COLUMN_COMPARE) {
+      const other = Array.isArray(operandValue) ? operandValue[operandValue.length - 1] : operandValue;
+      const otherColumn = table.columnByName.get(String(other)) ?? table.columnByField.get(String(other));
+      if (!otherColumn) throw new HasuraError("validation-failed", `no such column: "${String(other)}"`);
+      parts.push(sql`${target}${op(COLUMN_COMPARE[key] as string)}${ident(alias, otherColumn.name)}`);
+    } else if (key in SIMPLE) parts.push(sql`${target}${op(SIMPLE[key] as string)}${operand(ctx, column, operandValue, source)}`);
+    else throw new HasuraError("validation-failed", `field "${rawKey}" not found in type: '${column.scalar}_comparison_exp'`);
+  }
+  return and(parts);
+}
+
+function inList(ctx: CompileContext, target: Sql, column: ColumnModel, negate: boolean, value: unknown, source: ExpSource): Sql {
+  if (source === "permission" && isSessionVariable(value)) {
+    // An array session variable is a Postgres array literal such as {1,2,3}.
+    const list = sql`${ctx.sessionValue(value)}::${typeName(column)}[]`;
+    return negate ? sql`NOT (${target} = ANY(${list}))` : sql`${target} = ANY(${list})`;
+  }
+  const items = asList(value);
+  if (items.length === 0) return negate ? TRUE : FALSE;
+  const list = join(items.map((v) => operand(ctx, column, v, source)));
+  return negate ? sql`${target} NOT IN (${list})` : sql`${target} IN (${list})`;
+}

@@ -1,0 +1,51 @@
+/** State shared while compiling one operation: fresh table aliases, the session, the role's view of the model. */
+import { type Sql, sql } from "@platform/core";
+import { HasuraError } from "../errors.js";
+import { type SelectAccess, selectAccess } from "../model/access.js";
+import type { Model, TableModel } from "../model/types.js";
+import type { Session } from "../session.js";
+import type { Fragments } from "./fields.js";
+import type { Variables } from "./values.js";
+
+export class CompileContext {
+  private aliases = 0;
+
+  constructor(
+    readonly model: Model,
+    readonly session: Session,
+    readonly variables: Variables,
+    readonly fragments: Fragments,
+    readonly options: { booleanNullCollapse: boolean },
+  ) {}
+
+  /** A table alias unique within the statement. */
+  alias(): string {
+    this.aliases += 1;
+    return `_t${this.aliases}`;
+  }
+
+  table(key: string): TableModel {
+    const table = this.model.tables.get(key);
+    if (!table) throw new HasuraError("unexpected", `table ${key} is not tracked`);
+    return table;
+  }
+
+  access(table: TableModel): SelectAccess {
+    const access = selectAccess(table, this.session.role);
+    if (!access) throw new HasuraError("permission-error", `no select permission on table "${table.name}" for role "${this.session.role}"`);
+    return access;
+  }
+
+  /** The value of a session variable as a bound parameter; a missing one is an error, as in Hasura. */
+  sessionValue(name: string): Sql {
+    const key = name.toLowerCase();
+    const value = this.session.variables[key];
+    if (value === undefined) throw new HasuraError("not-found", `missing session variable: "${key}"`);
+    return sql`${value}`;
+  }
+}
+
+/** `"x-hasura-user-id"`-style strings in permission expressions name session variables. */
+export function isSessionVariable(value: unknown): value is string {
+  return typeof value === "string" && value.toLowerCase().startsWith("x-hasura-");
+}

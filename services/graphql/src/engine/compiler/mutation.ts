@@ -1,0 +1,351 @@
+/**
+ * Mutations (reference/hasura.md 1.9): each root field runs as a few statements inside the
+ * request's transaction. Inserted and updated rows are remembered by ctid and read back in
+ * one final statement that builds the response JSON, so `returning` sees nested inserts and
+ * relationships; deletes build their response from the DELETE's own RETURNING.
+ */
+import { and, ident, join, type Queryable, type Sql, sql } from "@platform/core";
+import { type GraphQLField, type GraphQLObjectType, getNamedType } from "graphql";
+import { HasuraError, jsonPath } from "../errors.js";
+import { deleteAccess, insertAccess, updateAccess, type WriteAccess } from "../model/access.js";
+import type { ColumnModel, TableModel } from "../model/types.js";
+import { fieldInfo, type MutationKind } from "../schema/field-info.js";
+import { compileBoolExp, permissionFilter } from "./boolexp.js";
+import { type CompileContext, isSessionVariable } from "./context.js";
+import { type Collected, collectFields } from "./fields.js";
+import { type Path, rowJson } from "./select.js";
+import { argumentValues, asList } from "./values.js";
+
+const CHECK_FAILED = "check constraint of an insert/update permission has failed";
+
+interface Written {
+  ctids: string[];
+  affected: number;
+}
+
+function requireAccess(access: WriteAccess | null, what: string, table: TableModel): WriteAccess {
+  if (!access) throw new HasuraError("permission-error", `${what} permission not found on table "${table.name}"`);
+  return access;
+}
+
+function presetValue(ctx: CompileContext, column: ColumnModel, value: unknown): Sql {
+  return isSessionVariable(value) ? sql`${ctx.sessionValue(value)}::${ident(column.pgType)}` : literal(value);
+}
+
+function literal(value: unknown): Sql {
+  return value !== null && typeof value === "object" ? sql`${JSON.stringify(value)}` : sql`${value}`;
+}
+
+function tidArray(ctids: string[]): Sql {
+  return sql`${`{${ctids.map((c) => `"${c}"`).join(",")}}`}::tid[]`;
+}
+
+async function checked(rows: Array<{ __check?: unknown }>, path: string): Promise<void> {
+  if (rows.some((r) => r.__check === false)) throw new HasuraError("permission-error", CHECK_FAILED, path);
+}
+
+/** Inserts one input object (object-relationship parents first, array-relationship children after). */
+async function insertOne(
+  ctx: CompileContext,
+  tx: Queryable,
+  table: TableModel,
+  input: Record<string, unknown>,
+  forced: Map<string, unknown>,
+  onConflict: Record<string, unknown> | undefined,
+  path: string,
+): Promise<{ row: Record<string, unknown> | null; written: Written }> {
+  const access = requireAccess(insertAccess(table, ctx.session.role), "insert", table);
+  const values = new Map<string, Sql>();
+  const written: Written = { ctids: [], affected: 0 };
+  for (const [key, value] of Object.entries(input)) {
+    const rel = table.relationships.get(key);
+    if (rel?.kind !== "object") continue;
+    const spec = value as { data: Record<string, unknown>; on_conflict?: Record<string, unknown> };
+    const parent = await insertOne(ctx, tx, ctx.table(rel.target), spec.data, new Map(), spec.on_conflict, path);
+    written.affected += parent.written.affected;
+    for (const [local, remote] of rel.mapping) values.set(local, literal(parent.row?.[remote] ?? null));
+  }
+  for (const [key, value] of Object.entries(input)) {
+    const column = table.columnByField.get(key);
+    if (column) values.set(column.name, literal(value));
+  }
+  for (const [name, value] of forced) values.set(name, literal(value));
+  for (const [name, value] of Object.entries(access.presets)) {
+    const column = table.columnByName.get(name);
+    if (column) values.set(name, presetValue(ctx, column, value));
+  }
+  const alias = ctx.alias();
+  const target = sql`${ident(table.schema, table.name)} AS ${ident(alias)}`;
+  const body =
+    values.size === 0
+      ? sql`DEFAULT VALUES`
+      : sql`(${join([...values.keys()].map((c) => sql`${ident(c)}`))}) VALUES (${join([...values.values()])})`;
+  const conflict = onConflict ? conflictClause(ctx, table, alias, onConflict) : sql``;
+  const check = access.check ? compileBoolExp(ctx, table, alias, access.check, "permission") : sql`true`;
+  const { rows } = await tx.query<Record<string, unknown>>(
+    sql`INSERT INTO ${target} ${body}${conflict} RETURNING ${ident(alias)}.*, ${ident(alias)}.ctid::text AS "__ctid", (${check}) AS "__check"`,
+  );
+  await checked(rows, path);
+  const row = rows[0] ?? null;
+  if (row) {
+    written.ctids.push(String(row.__ctid));
+    written.affected += 1;
+  }
+  for (const [key, value] of Object.entries(input)) {
+    const rel = table.relationships.get(key);
+    if (rel?.kind !== "array" || !row) continue;
+    const spec = value as { data: Array<Record<string, unknown>>; on_conflict?: Record<string, unknown> };
+    const fk = new Map(rel.mapping.map(([local, remote]) => [remote, row[local]]));
+    for (const child of asList(spec.data) as Array<Record<string, unknown>>) {
+      const inserted = await insertOne(ctx, tx, ctx.table(rel.target), child, fk, spec.on_conflict, path);
+      written.affected += inserted.written.affected;
+    }
+  }
+  return { row, written };
+}
+
+function conflictClause(ctx: CompileContext, table: TableModel, alias: string, spec: Record<string, unknown>): Sql {
+  const constraint = String(spec.constraint);
+  if (!table.uniqueConstraints.some((u) => u.name === constraint)) {
+    throw new HasuraError("validation-failed", `unexpected value "${constraint}" for enum: '${table.typeName}_constraint'`);
+  }
+  const columns = (asList(spec.update_columns) as string[]).map((field) => table.columnByField.get(field)?.name ?? field);
+  if (columns.length === 0) return sql` ON CONFLICT ON CONSTRAINT ${ident(constraint)} DO NOTHING`;
+  const update = requireAccess(updateAccess(table, ctx.session.role), "update", table);
+  const sets = columns.map((c) => sql`${ident(c)} = EXCLUDED.${ident(c)}`);
+  for (const [name, value] of Object.entries(update.presets)) {
+    const column = table.columnByName.get(name);
+    if (column) sets.push(sql`${ident(name)} = ${presetValue(ctx, column, value)}`);
+  }
+  const where = and([
+    update.filter ? compileBoolExp(ctx, table, alias, update.filter, "permission") : sql``,
+    compileBoolExp(ctx, table, alias, spec.where, "graphql"),
+  ]);
+  return sql` ON CONFLICT ON CONSTRAINT ${ident(constraint)} DO UPDATE SET ${join(sets)} WHERE ${where}`;
+}
+
+const UPDATE_OPERATORS = ["_set", "_inc", "_append", "_prepend", "_delete_key", "_delete_elem", "_delete_at_path"];
+
+function setExpression(alias: string, column: ColumnModel, operator: string, value: unknown): Sql {
+  const current = sql`${ident(alias, column.name)}`;
+  switch (operator) {
+    case "_inc":
+      return sql`${current} + ${literal(value)}`;
+    case "_append":
+      return sql`${current} || ${literal(value)}::jsonb`;
+    case "_prepend":
+      return sql`${literal(value)}::jsonb || ${current}`;
+    case "_delete_key":
+      return sql`${current} - ${value}::text`;
+    case "_delete_elem":
+      return sql`${current} - ${value}::int`;
+    case "_delete_at_path":
+      return sql`${current} #- ${`{${(asList(value) as string[]).map((p) => `"${String(p).replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`).join(",")}}`}::text[]`;
+    default:
+      return literal(value);
+  }
+}
+
+async function updateRows(
+  ctx: CompileContext,
+  tx: Queryable,
+  table: TableModel,
+  args: Record<string, unknown>,
+  pk: Record<string, unknown> | null,
+  path: Path,
+): Promise<Written> {
+  const access = requireAccess(updateAccess(table, ctx.session.role), "update", table);
+  const alias = ctx.alias();
+  const seen = new Map<string, string[]>();
+  const sets: Sql[] = [];
+  for (const operator of UPDATE_OPERATORS) {
+    for (const [field, value] of Object.entries((args[operator] ?? {}) as Record<string, unknown>)) {
+      const column = table.columnByField.get(field);
+      if (!column) continue;
+      seen.set(column.field, [...(seen.get(column.field) ?? []), operator]);
+      sets.push(sql`${ident(column.name)} = ${setExpression(alias, column, operator, value)}`);
+    }
+  }
+  const repeated = [...seen].filter(([, ops]) => ops.length > 1).map(([field]) => `'${field}'`);
+  if (repeated.length > 0)
+    throw new HasuraError(
+      "validation-failed",
+      `Column found in multiple operators: [${repeated.join(", ")}].`,
+      jsonPath([...path, "args"]),
+    );
+  for (const [name, value] of Object.entries(access.presets)) {
+    const column = table.columnByName.get(name);
+    if (column) sets.push(sql`${ident(name)} = ${presetValue(ctx, column, value)}`);
+  }
+  if (sets.length === 0) return { ctids: [], affected: 0 };
+  const where = and([
+    access.filter ? compileBoolExp(ctx, table, alias, access.filter, "permission") : sql``,
+    pk ? pkCondition(table, alias, pk) : compileBoolExp(ctx, table, alias, args.where, "graphql"),
+  ]);
+  const check = access.check ? compileBoolExp(ctx, table, alias, access.check, "permission") : sql`true`;
+  const { rows } = await tx.query<{ __ctid: string; __check: boolean }>(
+    sql`UPDATE ${ident(table.schema, table.name)} AS ${ident(alias)} SET ${join(sets)} WHERE ${where} RETURNING ${ident(alias)}.ctid::text AS "__ctid", (${check}) AS "__check"`,
+  );
+  await checked(rows, jsonPath([...path, "args"]));
+  return { ctids: rows.map((r) => r.__ctid), affected: rows.length };
+}
+
+function pkCondition(table: TableModel, alias: string, values: Record<string, unknown>): Sql {
+  return and(
+    (table.primaryKey ?? []).map((name) => sql`${ident(alias, name)} = ${literal(values[table.columnByName.get(name)?.field ?? name])}`),
+  );
+}
+
+function objectType(def: GraphQLField<unknown, unknown>): GraphQLObjectType {
+  return getNamedType(def.type) as GraphQLObjectType;
+}
+
+/** Rows written earlier in this transaction, read back by ctid in write order and filtered by the role's select permission. */
+function writtenRows(
+  ctx: CompileContext,
+  table: TableModel,
+  ctids: string[],
+  field: Collected,
+  type: GraphQLObjectType,
+  path: Path,
+  single: boolean,
+): Sql {
+  const alias = ctx.alias();
+  const fields = collectFields(field.selections, type.name, ctx.fragments, ctx.variables);
+  const row = rowJson(ctx, table, alias, fields, type, path);
+  const from = sql`FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${and([sql`${ident(alias)}.ctid = ANY(${tidArray(ctids)})`, permissionFilter(ctx, table, alias)])}`;
+  if (single) return sql`(SELECT ${row} ${from} LIMIT 1)`;
+  return sql`(SELECT coalesce(json_agg(${row} ORDER BY array_position(${tidArray(ctids)}, ${ident(alias)}.ctid)), '[]'::json) ${from})`;
+}
+
+/** `{affected_rows, returning}` in selection order; `rows` builds the returning list from a given alias source. */
+function responseJson(
+  ctx: CompileContext,
+  type: GraphQLObjectType,
+  field: Collected,
+  affected: number,
+  returning: (f: Collected, t: GraphQLObjectType) => Sql,
+): Sql {
+  const pairs: Sql[] = [];
+  for (const f of collectFields(field.selections, type.name, ctx.fragments, ctx.variables)) {
+    const def = type.getFields()[f.name];
+    const kind = f.name === "__typename" ? "__typename" : fieldInfo(def?.extensions)?.kind;
+    if (kind === "__typename") pairs.push(sql`${f.responseKey}::text, ${type.name}::text`);
+    else if (kind === "affected_rows") pairs.push(sql`${f.responseKey}::text, ${affected}::int`);
+    else if (kind === "returning" && def) pairs.push(sql`${f.responseKey}::text, ${returning(f, objectType(def))}`);
+  }
+  return sql`json_build_object(${join(pairs)})`;
+}
+
+async function text(tx: Queryable, expression: Sql): Promise<string> {
+  const { rows } = await tx.query<{ result: string | null }>(sql`SELECT (${expression})::text AS result`);
+  return rows[0]?.result ?? "null";
+}
+
+/** Runs one mutation root field inside the request's transaction and returns its JSON text. */
+export async function runMutationField(
+  ctx: CompileContext,
+  tx: Queryable,
+  table: TableModel,
+  kind: MutationKind,
+  field: Collected,
+  def: GraphQLField<unknown, unknown>,
+): Promise<string> {
+  const args = argumentValues(field.node.arguments, ctx.variables);
+  const path: Path = ["selectionSet", field.responseKey];
+  const type = objectType(def);
+  if (kind === "insert" || kind === "insert_one") {
+    const objects = kind === "insert" ? (asList(args.objects) as Array<Record<string, unknown>>) : [args.object as Record<string, unknown>];
+    const argPath = jsonPath([...path, "args", kind === "insert" ? "objects" : "object"]);
+    const written: Written = { ctids: [], affected: 0 };
+    for (const object of objects) {
+      const one = await insertOne(ctx, tx, table, object, new Map(), args.on_conflict as Record<string, unknown> | undefined, argPath);
+      written.ctids.push(...one.written.ctids.slice(0, 1));
+      written.affected += one.written.affected;
+    }
+    if (kind === "insert_one")
+      return written.ctids.length === 0 ? "null" : text(tx, writtenRows(ctx, table, written.ctids, field, type, path, true));
+    return text(
+      tx,
+      responseJson(ctx, type, field, written.affected, (f, t) =>
+        writtenRows(ctx, table, written.ctids, f, t, [...path, "selectionSet", f.responseKey], false),
+      ),
+    );
+  }
+  if (kind === "update" || kind === "update_by_pk") {
+    const pk = kind === "update_by_pk" ? ((args.pk_columns ?? {}) as Record<string, unknown>) : null;
+    const written = await updateRows(ctx, tx, table, args, pk, path);
+    if (kind === "update_by_pk")
+      return written.ctids.length === 0 ? "null" : text(tx, writtenRows(ctx, table, written.ctids, field, type, path, true));
+    return text(
+      tx,
+      responseJson(ctx, type, field, written.affected, (f, t) =>
+        writtenRows(ctx, table, written.ctids, f, t, [...path, "selectionSet", f.responseKey], false),
+      ),
+    );
+  }
+  if (kind === "update_many") {
+    const results: string[] = [];
+    for (const update of asList(args.updates) as Array<Record<string, unknown>>) {
+      const written = await updateRows(ctx, tx, table, update, null, path);
+      results.push(
+        await text(
+          tx,
+          responseJson(ctx, type, field, written.affected, (f, t) =>
+            writtenRows(ctx, table, written.ctids, f, t, [...path, "selectionSet", f.responseKey], false),
+          ),
+        ),
+      );
+    }
+    return `[${results.join(",")}]`;
+  }
+  return deleteRows(ctx, tx, table, kind === "delete_by_pk" ? args : null, args, field, type, path);
+}
+
+async function deleteRows(
+  ctx: CompileContext,
+  tx: Queryable,
+  table: TableModel,
+  pk: Record<string, unknown> | null,
+  args: Record<string, unknown>,
+  field: Collected,
+  type: GraphQLObjectType,
+  path: Path,
+): Promise<string> {
+  const access = requireAccess(deleteAccess(table, ctx.session.role), "delete", table);
+  const alias = ctx.alias();
+  const where = and([
+    access.filter ? compileBoolExp(ctx, table, alias, access.filter, "permission") : sql``,
+    pk ? pkCondition(table, alias, pk) : compileBoolExp(ctx, table, alias, args.where, "graphql"),
+  ]);
+  const deleted = ctx.alias();
+  const cte = sql`WITH ${ident(deleted)} AS (DELETE FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${where} RETURNING ${ident(alias)}.*)`;
+  const rowsFrom = (f: Collected, t: GraphQLObjectType, single: boolean) => {
+    const rowAlias = ctx.alias();
+    const row = rowJson(ctx, table, rowAlias, collectFields(f.selections, t.name, ctx.fragments, ctx.variables), t, [
+      ...path,
+      "selectionSet",
+      f.responseKey,
+    ]);
+    return single
+      ? sql`(SELECT ${row} FROM ${ident(deleted)} AS ${ident(rowAlias)} LIMIT 1)`
+      : sql`(SELECT coalesce(json_agg(${row}), '[]'::json) FROM ${ident(deleted)} AS ${ident(rowAlias)})`;
+  };
+  if (pk) {
+    const { rows } = await tx.query<{ result: string | null }>(sql`${cte} SELECT (${rowsFrom(field, type, true)})::text AS result`);
+    return rows[0]?.result ?? "null";
+  }
+  const count = sql`(SELECT count(*) FROM ${ident(deleted)})::int`;
+  const pairs: Sql[] = [];
+  for (const f of collectFields(field.selections, type.name, ctx.fragments, ctx.variables)) {
+    const kind = f.name === "__typename" ? "__typename" : fieldInfo(type.getFields()[f.name]?.extensions)?.kind;
+    if (kind === "__typename") pairs.push(sql`${f.responseKey}::text, ${type.name}::text`);
+    else if (kind === "affected_rows") pairs.push(sql`${f.responseKey}::text, ${count}`);
+    else if (kind === "returning")
+      pairs.push(
+        sql`${f.responseKey}::text, ${rowsFrom(f, objectType(type.getFields()[f.name] as GraphQLField<unknown, unknown>), false)}`,
+      );
+  }
+  const { rows } = await tx.query<{ result: string }>(sql`${cte} SELECT json_build_object(${join(pairs)})::text AS result`);
+  return rows[0]?.result ?? "null";
+}

@@ -1,0 +1,76 @@
+/** `order_by` arguments to ORDER BY terms (reference/hasura.md 1.5): columns, object relationships, array aggregates. */
+import { and, ident, type Sql, sql, trusted } from "@platform/core";
+import { HasuraError } from "../errors.js";
+import type { TableModel } from "../model/types.js";
+import { joinCondition, permissionFilter } from "./boolexp.js";
+import type { CompileContext } from "./context.js";
+import { asList } from "./values.js";
+
+export interface OrderTerm {
+  expr: Sql;
+  direction: Sql;
+  /** The column when the term is a plain column of the table itself (for the distinct_on rule). */
+  column: string | null;
+}
+
+const DIRECTIONS: Record<string, string> = {
+  asc: "ASC NULLS LAST",
+  asc_nulls_last: "ASC NULLS LAST",
+  asc_nulls_first: "ASC NULLS FIRST",
+  desc: "DESC NULLS FIRST",
+  desc_nulls_first: "DESC NULLS FIRST",
+  desc_nulls_last: "DESC NULLS LAST",
+};
+
+const AGGREGATES = new Set(["avg", "max", "min", "stddev", "stddev_pop", "stddev_samp", "sum", "var_pop", "var_samp", "variance"]);
+
+function direction(value: unknown): Sql {
+  const text = DIRECTIONS[String(value)];
+  if (!text) throw new HasuraError("validation-failed", `unexpected order_by value "${String(value)}"`);
+  return trusted(text);
+}
+
+export function orderTerms(ctx: CompileContext, table: TableModel, alias: string, orderBy: unknown): OrderTerm[] {
+  const terms: OrderTerm[] = [];
+  for (const item of asList(orderBy)) {
+    for (const [key, value] of Object.entries((item ?? {}) as Record<string, unknown>)) {
+      if (value === null || value === undefined) continue;
+      const column = table.columnByField.get(key);
+      if (column) {
+        terms.push({ expr: sql`${ident(alias, column.name)}`, direction: direction(value), column: column.name });
+        continue;
+      }
+      const rel =
+        table.relationships.get(key) ??
+        (key.endsWith("_aggregate") ? table.relationships.get(key.slice(0, -"_aggregate".length)) : undefined);
+      if (!rel) throw new HasuraError("validation-failed", `field "${key}" not found in type: '${table.typeName}_order_by'`);
+      const target = ctx.table(rel.target);
+      const targetAlias = ctx.alias();
+      const from = sql`FROM ${ident(target.schema, target.name)} AS ${ident(targetAlias)} WHERE ${and([joinCondition(rel, alias, targetAlias), permissionFilter(ctx, target, targetAlias)])}`;
+      if (rel.kind === "object") {
+        for (const nested of orderTerms(ctx, target, targetAlias, value)) {
+          terms.push({ expr: sql`(SELECT ${nested.expr} ${from} LIMIT 1)`, direction: nested.direction, column: null });
+        }
+        continue;
+      }
+      for (const [fn, spec] of Object.entries(value as Record<string, unknown>)) {
+        if (fn === "count") {
+          terms.push({ expr: sql`(SELECT count(*) ${from})`, direction: direction(spec), column: null });
+          continue;
+        }
+        if (!AGGREGATES.has(fn))
+          throw new HasuraError("validation-failed", `field "${fn}" not found in type: '${target.typeName}_aggregate_order_by'`);
+        for (const [field, dir] of Object.entries((spec ?? {}) as Record<string, unknown>)) {
+          const col = target.columnByField.get(field);
+          if (!col) throw new HasuraError("validation-failed", `field "${field}" not found in type: '${target.typeName}_${fn}_order_by'`);
+          terms.push({
+            expr: sql`(SELECT ${trusted(fn)}(${ident(targetAlias, col.name)}) ${from})`,
+            direction: direction(dir),
+            column: null,
+          });
+        }
+      }
+    }
+  }
+  return terms;
+}

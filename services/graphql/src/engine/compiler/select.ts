@@ -1,0 +1,219 @@
+/**
+ * Selections to one SQL expression that builds the field's JSON inside PostgreSQL
+ * (reference/hasura.md 5.1): rows as row_to_json of a sub-select in selection order, lists
+ * as json_agg, object relationships and array relationships as correlated sub-selects, so
+ * a whole root field is one statement with no per-row round trips.
+ */
+import { and, ident, join, type Sql, sql, trusted } from "@platform/core";
+import { type GraphQLField, type GraphQLObjectType, getNamedType, isObjectType } from "graphql";
+import { HasuraError, jsonPath } from "../errors.js";
+import type { TableModel } from "../model/types.js";
+import { fieldInfo } from "../schema/field-info.js";
+import { compileBoolExp, joinCondition, permissionFilter } from "./boolexp.js";
+import type { CompileContext } from "./context.js";
+import { type Collected, collectFields } from "./fields.js";
+import { orderTerms } from "./order.js";
+import { argumentValues } from "./values.js";
+
+export type Path = ReadonlyArray<string | number>;
+
+interface Parent {
+  rel: { mapping: Array<[string, string]> };
+  alias: string;
+}
+
+function objectTypeOf(field: GraphQLField<unknown, unknown>): GraphQLObjectType {
+  const type = getNamedType(field.type);
+  if (!isObjectType(type)) throw new HasuraError("unexpected", `"${field.name}" has no selection set`);
+  return type;
+}
+
+function subFields(ctx: CompileContext, collected: Collected, type: GraphQLObjectType): Collected[] {
+  return collectFields(collected.selections, type.name, ctx.fragments, ctx.variables);
+}
+
+/** `(SELECT row_to_json(_x) FROM (SELECT e AS "key", ...) AS _x)`: keys in selection order. */
+export function rowJson(
+  ctx: CompileContext,
+  table: TableModel,
+  alias: string,
+  fields: Collected[],
+  type: GraphQLObjectType,
+  path: Path,
+): Sql {
+  const columns: Sql[] = [];
+  for (const f of fields) {
+    const key = ident(f.responseKey);
+    if (f.name === "__typename") {
+      columns.push(sql`${type.name}::text AS ${key}`);
+      continue;
+    }
+    const def = type.getFields()[f.name];
+    const info = def ? fieldInfo(def.extensions) : undefined;
+    if (!def || !info)
+      throw new HasuraError(
+        "validation-failed",
+        `field "${f.name}" not found in type: '${type.name}'`,
+        jsonPath([...path, "selectionSet", f.responseKey]),
+      );
+    const here = [...path, "selectionSet", f.responseKey];
+    if (info.kind === "column") columns.push(sql`${ident(alias, info.column)} AS ${key}`);
+    else if (info.kind === "object_rel" || info.kind === "array_rel" || info.kind === "array_rel_aggregate") {
+      const rel = table.relationships.get(info.rel);
+      if (!rel) throw new HasuraError("unexpected", `relationship ${info.rel} missing`);
+      const target = ctx.table(rel.target);
+      const parent = { rel, alias };
+      const childType = objectTypeOf(def);
+      const args = argumentValues(f.node.arguments, ctx.variables);
+      const child = subFields(ctx, f, childType);
+      if (info.kind === "object_rel") columns.push(sql`${objectJson(ctx, target, child, childType, parent, here)} AS ${key}`);
+      else if (info.kind === "array_rel") columns.push(sql`${listJson(ctx, target, args, child, childType, parent, here)} AS ${key}`);
+      else columns.push(sql`${aggregateJson(ctx, target, args, child, childType, parent, here)} AS ${key}`);
+    } else throw new HasuraError("unexpected", `unexpected field "${f.name}" in type '${type.name}'`);
+  }
+  const x = ctx.alias();
+  return sql`(SELECT row_to_json(${ident(x)}) FROM (SELECT ${join(columns)}) AS ${ident(x)})`;
+}
+
+function objectJson(ctx: CompileContext, table: TableModel, fields: Collected[], type: GraphQLObjectType, parent: Parent, path: Path): Sql {
+  const alias = ctx.alias();
+  const where = and([joinCondition(parent.rel, parent.alias, alias), permissionFilter(ctx, table, alias)]);
+  return sql`(SELECT ${rowJson(ctx, table, alias, fields, type, path)} FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${where} LIMIT 1)`;
+}
+
+interface Source {
+  alias: string;
+  /** `FROM (SELECT ...) AS alias`, filtered, ordered and paged. */
+  from: Sql;
+  /** `ORDER BY` of json_agg over the sub-select's order columns. */
+  aggOrder: Sql;
+}
+
+/** The filtered, ordered, paged rows of a table as a sub-select, shared by lists and aggregates. */
+function rowSource(ctx: CompileContext, table: TableModel, args: Record<string, unknown>, parent: Parent | null, path: Path): Source {
+  const access = ctx.access(table);
+  const alias = ctx.alias();
+  const argsPath = jsonPath([...path, "args"]);
+  const where = and([
+    parent ? joinCondition(parent.rel, parent.alias, alias) : sql``,
+    permissionFilter(ctx, table, alias),
+    compileBoolExp(ctx, table, alias, args.where, "graphql"),
+  ]);
+  const terms = orderTerms(ctx, table, alias, args.order_by);
+  const distinct = ((args.distinct_on as string[] | undefined) ?? []).map((field) => {
+    const column = table.columnByField.get(field);
+    if (!column)
+      throw new HasuraError("validation-failed", `unexpected value "${field}" for enum: '${table.typeName}_select_column'`, argsPath);
+    return column.name;
+  });
+  if (distinct.length > 0 && terms.length > 0) {
+    const prefix = terms.slice(0, distinct.length).map((t) => t.column);
+    if (prefix.length < distinct.length || !distinct.every((c) => prefix.includes(c))) {
+      throw new HasuraError("validation-failed", `"distinct_on" columns must match initial "order_by" columns`, argsPath);
+    }
+  }
+  const limits = [args.limit, access.limit].filter((v): v is number => typeof v === "number");
+  const limit = limits.length > 0 ? sql` LIMIT ${Math.min(...limits)}` : sql``;
+  const offset = args.offset !== undefined && args.offset !== null ? sql` OFFSET ${args.offset}` : sql``;
+  const orderColumns = terms.map((t, i) => sql`, ${t.expr} AS ${ident(`__o${i}`)}`);
+  const distinctOn = distinct.length > 0 ? sql`DISTINCT ON (${join(distinct.map((c) => sql`${ident(alias, c)}`))}) ` : sql``;
+  const orderBy = terms.length > 0 ? sql` ORDER BY ${join(terms.map((t) => sql`${t.expr} ${t.direction}`))}` : sql``;
+  const inner = sql`SELECT ${distinctOn}${ident(alias)}.*${join(orderColumns, sql``)} FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${where}${orderBy}${limit}${offset}`;
+  const aggOrder = terms.length > 0 ? sql` ORDER BY ${join(terms.map((t, i) => sql`${ident(alias, `__o${i}`)} ${t.direction}`))}` : sql``;
+  return { alias, from: sql`FROM (${inner}) AS ${ident(alias)}`, aggOrder };
+}
+
+export function listJson(
+  ctx: CompileContext,
+  table: TableModel,
+  args: Record<string, unknown>,
+  fields: Collected[],
+  type: GraphQLObjectType,
+  parent: Parent | null,
+  path: Path,
+): Sql {
+  const source = rowSource(ctx, table, args, parent, path);
+  const row = rowJson(ctx, table, source.alias, fields, type, path);
+  return sql`(SELECT coalesce(json_agg(${row}${source.aggOrder}), '[]'::json) ${source.from})`;
+}
+
+export function byPkJson(
+  ctx: CompileContext,
+  table: TableModel,
+  args: Record<string, unknown>,
+  fields: Collected[],
+  type: GraphQLObjectType,
+  path: Path,
+): Sql {
+  const alias = ctx.alias();
+  const keys = (table.primaryKey ?? []).map((name) => {
+    const column = table.columnByName.get(name);
+    return sql`${ident(alias, name)} = ${args[column?.field ?? name]}`;
+  });
+  const where = and([...keys, permissionFilter(ctx, table, alias)]);
+  return sql`(SELECT ${rowJson(ctx, table, alias, fields, type, path)} FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${where} LIMIT 1)`;
+}
+
+export function aggregateJson(
+  ctx: CompileContext,
+  table: TableModel,
+  args: Record<string, unknown>,
+  fields: Collected[],
+  type: GraphQLObjectType,
+  parent: Parent | null,
+  path: Path,
+): Sql {
+  const source = rowSource(ctx, table, args, parent, path);
+  const pairs: Sql[] = [];
+  for (const f of fields) {
+    const here = [...path, "selectionSet", f.responseKey];
+    if (f.name === "__typename") pairs.push(sql`${f.responseKey}::text, ${type.name}::text`);
+    else if (f.name === "nodes") {
+      const def = type.getFields().nodes as GraphQLField<unknown, unknown>;
+      const nodeType = objectTypeOf(def);
+      const row = rowJson(ctx, table, source.alias, subFields(ctx, f, nodeType), nodeType, here);
+      pairs.push(sql`${f.responseKey}::text, coalesce(json_agg(${row}${source.aggOrder}), '[]'::json)`);
+    } else if (f.name === "aggregate") {
+      const def = type.getFields().aggregate as GraphQLField<unknown, unknown>;
+      const aggType = objectTypeOf(def);
+      pairs.push(sql`${f.responseKey}::text, ${aggregateFields(ctx, table, source.alias, subFields(ctx, f, aggType), aggType)}`);
+    }
+  }
+  return sql`(SELECT json_build_object(${join(pairs)}) ${source.from})`;
+}
+
+function aggregateFields(ctx: CompileContext, table: TableModel, alias: string, fields: Collected[], type: GraphQLObjectType): Sql {
+  const pairs: Sql[] = [];
+  for (const f of fields) {
+    if (f.name === "__typename") {
+      pairs.push(sql`${f.responseKey}::text, ${type.name}::text`);
+      continue;
+    }
+    if (f.name === "count") {
+      const args = argumentValues(f.node.arguments, ctx.variables);
+      const columns = ((args.columns as string[] | undefined) ?? []).map(
+        (field) => sql`${ident(alias, table.columnByField.get(field)?.name ?? field)}`,
+      );
+      const distinct = args.distinct === true ? sql`DISTINCT ` : sql``;
+      const target =
+        columns.length === 0 ? sql`*` : columns.length === 1 ? sql`${distinct}${columns[0] as Sql}` : sql`${distinct}(${join(columns)})`;
+      pairs.push(sql`${f.responseKey}::text, count(${columns.length === 0 ? sql`*` : target})`);
+      continue;
+    }
+    const def = type.getFields()[f.name];
+    const info = def ? fieldInfo(def.extensions) : undefined;
+    if (!def || info?.kind !== "aggregate_op") continue;
+    const opType = objectTypeOf(def);
+    const inner: Sql[] = [];
+    for (const c of subFields(ctx, f, opType)) {
+      if (c.name === "__typename") {
+        inner.push(sql`${c.responseKey}::text, ${opType.name}::text`);
+        continue;
+      }
+      const colInfo = fieldInfo(opType.getFields()[c.name]?.extensions);
+      if (colInfo?.kind === "column") inner.push(sql`${c.responseKey}::text, ${trusted(info.op)}(${ident(alias, colInfo.column)})`);
+    }
+    pairs.push(sql`${f.responseKey}::text, json_build_object(${join(inner)})`);
+  }
+  return sql`json_build_object(${join(pairs)})`;
+}

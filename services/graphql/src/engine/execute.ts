@@ -1,0 +1,266 @@
+/**
+ * The engine's one entry point: execute(request, session) -> JSON text of the response.
+ * Parsing is cached per query text and validation per (role, query); every root table field
+ * compiles to one SQL expression and all of an operation's fields run as one statement,
+ * whose JSON text is spliced into the response without being parsed in JS. Introspection
+ * goes through graphql-js on the role's schema.
+ */
+import { type Database, ident, join, type Sql, sql } from "@platform/core";
+import {
+  type DocumentNode,
+  execute as executeGraphql,
+  type FragmentDefinitionNode,
+  GraphQLError,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  getNamedType,
+  getOperationAST,
+  getVariableValues,
+  Kind,
+  type OperationDefinitionNode,
+  parse,
+  validate,
+  valueFromASTUntyped,
+} from "graphql";
+
+import { CompileContext } from "./compiler/context.js";
+import { type Collected, collectFields, type Fragments } from "./compiler/fields.js";
+import { runMutationField } from "./compiler/mutation.js";
+import { aggregateJson, byPkJson, listJson } from "./compiler/select.js";
+import { argumentValues, type Variables } from "./compiler/values.js";
+import { HasuraError, jsonPath } from "./errors.js";
+import type { Model } from "./model/types.js";
+import { fromPostgres } from "./pg-errors.js";
+import { RoleSchemaBuilder } from "./schema/build.js";
+import { fieldInfo, type MutationKind } from "./schema/field-info.js";
+import type { Session } from "./session.js";
+import { toHasuraError } from "./validation-errors.js";
+
+export interface GraphQLRequest {
+  query?: unknown;
+  variables?: unknown;
+  operationName?: unknown;
+}
+
+export interface EngineOptions {
+  booleanNullCollapse: boolean;
+}
+
+class Lru<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly size: number) {}
+  get(key: string): V | undefined {
+    const value = this.map.get(key);
+    if (value !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, value);
+    }
+    return value;
+  }
+  set(key: string, value: V): void {
+    if (this.map.size >= this.size) this.map.delete(this.map.keys().next().value as string);
+    this.map.set(key, value);
+  }
+}
+
+export function errorBody(error: HasuraError): string {
+  return JSON.stringify({ errors: [{ message: error.message, extensions: { path: error.path, code: error.hasuraCode } }] });
+}
+
+export class Engine {
+  private readonly schemas = new Map<string, GraphQLSchema>();
+  private readonly documents = new Lru<DocumentNode | HasuraError>(4000);
+  private readonly validated = new Lru<HasuraError | true>(4000);
+
+  constructor(
+    private readonly db: Database,
+    private readonly model: Model,
+    private readonly options: EngineOptions,
+  ) {}
+
+  /** The role's schema; backend_only mutations appear only for admin-secret requests that ask for them. */
+  schemaFor(role: string, backendOnly = false): GraphQLSchema {
+    const key = `${role}\u0000${backendOnly}`;
+    let schema = this.schemas.get(key);
+    if (!schema) {
+      schema = new RoleSchemaBuilder(this.model, role, backendOnly).build();
+      this.schemas.set(key, schema);
+    }
+    return schema;
+  }
+
+  /** Executes one request; always resolves to a response body (errors included), as /v1/graphql answers 200. */
+  async execute(request: GraphQLRequest, session: Session): Promise<string> {
+    try {
+      return await this.run(request, session);
+    } catch (error) {
+      return errorBody(error instanceof HasuraError ? error : fromPostgres(error));
+    }
+  }
+
+  private document(query: string): DocumentNode {
+    let doc = this.documents.get(query);
+    if (!doc) {
+      try {
+        doc = parse(query);
+      } catch (error) {
+        doc = new HasuraError("validation-failed", error instanceof GraphQLError ? error.message : "not a valid graphql query", "$.query");
+      }
+      this.documents.set(query, doc);
+    }
+    if (doc instanceof HasuraError) throw doc;
+    return doc;
+  }
+
+  private async run(request: GraphQLRequest, session: Session): Promise<string> {
+    if (typeof request.query !== "string") throw new HasuraError("bad-request", "the key 'query' was not present", "$");
+    const document = this.document(request.query);
+    const backendOnly = session.isAdmin && session.useBackendOnly;
+    const schema = this.schemaFor(session.role, backendOnly);
+    const key = `${session.role}\u0000${backendOnly}\u0000${request.query}`;
+    let valid = this.validated.get(key);
+    if (!valid) {
+      const errors = validate(schema, document);
+      valid = errors.length > 0 ? toHasuraError(errors[0] as GraphQLError, document) : true;
+      this.validated.set(key, valid);
+    }
+    if (valid instanceof HasuraError) throw valid;
+    const operationName = typeof request.operationName === "string" ? request.operationName : undefined;
+    const operation = getOperationAST(document, operationName);
+    if (!operation)
+      throw new HasuraError(
+        "validation-failed",
+        operationName
+          ? `no such operation found in the document: "${operationName}"`
+          : "exactly one operation has to be present in the document when operationName is not specified",
+        "$",
+      );
+    if (operation.operation === "mutation" && !schema.getMutationType())
+      throw new HasuraError("validation-failed", "no mutations exist", "$");
+    if (operation.operation === "subscription")
+      throw new HasuraError("validation-failed", "subscriptions are not supported over HTTP, use websockets instead", "$");
+    const variables = this.variables(schema, operation, request.variables);
+    const fragments: Fragments = {};
+    for (const def of document.definitions)
+      if (def.kind === Kind.FRAGMENT_DEFINITION) fragments[def.name.value] = def as FragmentDefinitionNode;
+    const ctx = new CompileContext(this.model, session, variables, fragments, this.options);
+    if (operation.operation === "mutation") return this.mutate(ctx, schema.getMutationType() as GraphQLObjectType, operation);
+    const rootType = schema.getQueryType() as GraphQLObjectType;
+    const fields = collectFields([operation.selectionSet], rootType.name, fragments, variables);
+    const compiled = fields.filter((f) => !f.name.startsWith("__")).map((f) => ({ field: f, sql: this.compileRoot(ctx, rootType, f) }));
+    const results = await this.runStatement(compiled.map((c) => c.sql));
+    if (fields.some((f) => f.name === "__schema" || f.name === "__type")) {
+      return this.executeWithIntrospection(
+        schema,
+        document,
+        operationName,
+        variables,
+        compiled.map((c) => c.field),
+        results,
+      );
+    }
+    const byKey = new Map(compiled.map((c, i) => [c.field.responseKey, results[i] ?? "null"]));
+    const parts = fields.map(
+      (f) => `${JSON.stringify(f.responseKey)}:${f.name === "__typename" ? JSON.stringify(rootType.name) : byKey.get(f.responseKey)}`,
+    );
+    return `{"data":{${parts.join(",")}}}`;
+  }
+
+  /** All mutation fields of a request run in order in one transaction: one failure rolls every one back. */
+  private async mutate(ctx: CompileContext, root: GraphQLObjectType, operation: OperationDefinitionNode): Promise<string> {
+    const fields = collectFields([operation.selectionSet], root.name, ctx.fragments, ctx.variables);
+    const parts = await this.db.transaction(async (tx) => {
+      // Triggers can read the session as Hasura exposes it: current_setting('hasura.user').
+      await tx.query(
+        sql`SELECT set_config('hasura.user', ${JSON.stringify({ ...ctx.session.variables, "x-hasura-role": ctx.session.role })}, true)`,
+      );
+      const out: string[] = [];
+      for (const f of fields) {
+        if (f.name === "__typename") {
+          out.push(`${JSON.stringify(f.responseKey)}:${JSON.stringify(root.name)}`);
+          continue;
+        }
+        const def = root.getFields()[f.name];
+        const info = def ? fieldInfo(def.extensions) : undefined;
+        if (!def || !info || !("table" in info))
+          throw new HasuraError(
+            "validation-failed",
+            `field "${f.name}" not found in type: '${root.name}'`,
+            jsonPath(["selectionSet", f.responseKey]),
+          );
+        const path = info.kind.startsWith("insert")
+          ? jsonPath(["selectionSet", f.responseKey, "args", info.kind === "insert" ? "objects" : "object"])
+          : "$";
+        try {
+          const result = await runMutationField(ctx, tx, ctx.table(info.table), info.kind as MutationKind, f, def);
+          out.push(`${JSON.stringify(f.responseKey)}:${result}`);
+        } catch (error) {
+          throw fromPostgres(error, path);
+        }
+      }
+      return out;
+    });
+    return `{"data":{${parts.join(",")}}}`;
+  }
+
+  private variables(schema: GraphQLSchema, operation: OperationDefinitionNode, raw: unknown): Variables {
+    const inputs = raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], inputs);
+    if (coerced.errors && coerced.errors.length > 0)
+      throw new HasuraError("validation-failed", (coerced.errors[0] as GraphQLError).message, "$.variableValues");
+    const out: Variables = {};
+    for (const def of operation.variableDefinitions ?? []) {
+      const name = def.variable.name.value;
+      if (name in inputs) out[name] = inputs[name];
+      else if (def.defaultValue) out[name] = valueFromASTUntyped(def.defaultValue);
+    }
+    return out;
+  }
+
+  private compileRoot(ctx: CompileContext, root: GraphQLObjectType, field: Collected): Sql {
+    const def = root.getFields()[field.name];
+    const info = def ? fieldInfo(def.extensions) : undefined;
+    const path = ["selectionSet", field.responseKey];
+    if (!def || !info || !("table" in info))
+      throw new HasuraError("validation-failed", `field "${field.name}" not found in type: '${root.name}'`, jsonPath(path));
+    const table = ctx.table(info.table);
+    const objectType = getNamedType(def.type) as GraphQLObjectType;
+    const args = argumentValues(field.node.arguments, ctx.variables);
+    const sub = collectFields(field.selections, objectType.name, ctx.fragments, ctx.variables);
+    if (info.kind === "select") return listJson(ctx, table, args, sub, objectType, null, path);
+    if (info.kind === "select_by_pk") return byPkJson(ctx, table, args, sub, objectType, path);
+    return aggregateJson(ctx, table, args, sub, objectType, null, path);
+  }
+
+  /** Runs all root fields as one statement (one snapshot, one round trip); each column is JSON text. */
+  private async runStatement(fields: Sql[]): Promise<string[]> {
+    if (fields.length === 0) return [];
+    const statement = sql`SELECT ${join(fields.map((f, i) => sql`(${f})::text AS ${ident(`f${i}`)}`))}`;
+    const { rows } = await this.db.query<Record<string, string | null>>(statement);
+    return fields.map((_, i) => rows[0]?.[`f${i}`] ?? "null");
+  }
+
+  private async executeWithIntrospection(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operationName: string | undefined,
+    variables: Variables,
+    fields: Collected[],
+    results: string[],
+  ): Promise<string> {
+    const rootValue: Record<string, unknown> = {};
+    fields.forEach((f, i) => {
+      rootValue[f.responseKey] = JSON.parse(results[i] ?? "null");
+    });
+    const result = await executeGraphql({
+      schema,
+      document,
+      rootValue,
+      variableValues: variables,
+      ...(operationName ? { operationName } : {}),
+      fieldResolver: (source, _args, _ctx, info) => (source as Record<string, unknown> | null)?.[info.path.key as string],
+    });
+    if (result.errors && result.errors.length > 0) throw toHasuraError(result.errors[0] as GraphQLError, document);
+    return JSON.stringify({ data: result.data });
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * What the metadata operations need to know about the database: which tables, columns,
+ * keys and functions exist. A narrow interface so the operations stay pure functions of
+ * (metadata, arguments, catalog) and tests can hand them a plain object.
+ */
+import { type PgCatalog, tableKey } from "../catalog/types.js";
+
+export interface ForeignKeyInfo {
+  columns: string[];
+  refSchema: string;
+  refTable: string;
+  refColumns: string[];
+}
+
+export interface CatalogView {
+  hasTable(schema: string, name: string): boolean;
+  /** Column names in table order, or undefined when the table does not exist. */
+  columns(schema: string, name: string): string[] | undefined;
+  /** Foreign keys declared on the table (the table is the referencing side). */
+  foreignKeys(schema: string, name: string): ForeignKeyInfo[];
+  /** Primary key columns; when absent, enum tables are not checked. */
+  primaryKey?(schema: string, name: string): string[] | undefined;
+  /** `pg_type.typname` of a column (`text`, `int4`, ...); when absent, enum tables are not checked. */
+  columnType?(schema: string, name: string, column: string): string | undefined;
+  /** When absent, track_function does not check that the function exists. */
+  hasFunction?(schema: string, name: string): boolean;
+}
+
+/** A view over the introspected catalog. */
+export function catalogViewOf(catalog: PgCatalog): CatalogView {
+  const table = (schema: string, name: string) => catalog.tables.get(tableKey(schema, name));
+  return {
+    hasTable: (schema, name) => table(schema, name) !== undefined,
+    columns: (schema, name) => table(schema, name)?.columns.map((c) => c.name),
+    foreignKeys: (schema, name) =>
+      (table(schema, name)?.foreignKeys ?? []).map((fk) => ({
+        columns: fk.columns,
+        refSchema: fk.refSchema,
+        refTable: fk.refTable,
+        refColumns: fk.refColumns,
+      })),
+    primaryKey: (schema, name) => table(schema, name)?.primaryKey?.columns,
+    // A domain counts as its base type, as in Hasura's enum-table check.
+    columnType: (schema, name, column) => {
+      const found = table(schema, name)?.columns.find((c) => c.name === column);
+      return found ? (found.baseType ?? found.type) : undefined;
+    },
+  };
+}

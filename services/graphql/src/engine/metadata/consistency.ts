@@ -1,0 +1,178 @@
+/**
+ * Metadata against the live database. `findInconsistencies` lists what Hasura would report as
+ * inconsistent objects (reload_metadata, get_inconsistent_metadata, replace_metadata).
+ * `pruneAfterSchemaChange` follows DDL run through run_sql: objects that were fine before the
+ * SQL and are broken after it (a dropped table, foreign key or column) are removed, which is
+ * what Hasura's run_sql does with `cascade: true`. We cannot roll the SQL back afterwards (the
+ * SQL runner commits on its own), so we always cascade rather than refuse.
+ */
+import { quoted, tableLabel } from "./args.js";
+import type { CatalogView } from "./catalog-view.js";
+import { setOrDrop } from "./edit.js";
+import { boolExpUsesField, missingColumns, PERMISSION_KINDS, type PermissionKind } from "./permissions.js";
+import { checkRelationship, removeRelationship } from "./relationships.js";
+import { enumProblemsMessage, enumTableProblems } from "./tables.js";
+import type { Metadata, RolePermission, SourceMetadata, TableMetadata } from "./types.js";
+
+export interface InconsistentObject {
+  definition: unknown;
+  name: string;
+  reason: string;
+  type: string;
+}
+
+function relationshipsOf(table: TableMetadata) {
+  return [
+    ...(table.object_relationships ?? []).map((rel) => ({ rel, type: "object_relation" })),
+    ...(table.array_relationships ?? []).map((rel) => ({ rel, type: "array_relation" })),
+  ];
+}
+
+function permissionsOf(table: TableMetadata, kind: PermissionKind): RolePermission<Record<string, unknown>>[] {
+  return (table[`${kind}_permissions`] ?? []) as RolePermission<Record<string, unknown>>[];
+}
+
+function tableInconsistencies(source: SourceMetadata, table: TableMetadata, catalog: CatalogView): InconsistentObject[] {
+  const label = tableLabel(table.table);
+  const where = `in source ${source.name}`;
+  if (!catalog.hasTable(table.table.schema, table.table.name)) {
+    return [
+      {
+        definition: table.table,
+        name: `table ${label} ${where}`,
+        reason: `Inconsistent object: no such table/view exists in source: ${quoted(table.table)}`,
+        type: "table",
+      },
+    ];
+  }
+  const found: InconsistentObject[] = [];
+  if (table.is_enum) {
+    const problems = enumTableProblems(table.table, catalog);
+    if (problems.length > 0) {
+      found.push({
+        definition: table.table,
+        name: `table ${label} ${where}`,
+        reason: `Inconsistent object: ${enumProblemsMessage(table.table, problems)}`,
+        type: "table",
+      });
+    }
+  }
+  for (const { rel, type } of relationshipsOf(table)) {
+    const { problem } = checkRelationship(source, table.table, rel, catalog);
+    if (problem) {
+      found.push({
+        definition: { ...rel, source: source.name, table: table.table },
+        name: `${type} ${rel.name} in table ${label} ${where}`,
+        reason: `Inconsistent object: ${problem}`,
+        type,
+      });
+    }
+  }
+  for (const kind of PERMISSION_KINDS) {
+    for (const perm of permissionsOf(table, kind)) {
+      const missing = missingColumns(perm.permission, table.table, catalog, "$");
+      if (missing.length === 0) continue;
+      found.push({
+        definition: { ...perm, source: source.name, table: table.table },
+        name: `permission ${label}.${perm.role}.${kind} ${where}`,
+        reason: `Inconsistent object: in table ${quoted(table.table)}: in permission for role "${perm.role}": column "${missing[0]}" does not exist`,
+        type: `${kind}_permission`,
+      });
+    }
+  }
+  return found;
+}
+
+export function findInconsistencies(metadata: Metadata, catalog: CatalogView): InconsistentObject[] {
+  return metadata.sources.flatMap((source) => source.tables.flatMap((table) => tableInconsistencies(source, table, catalog)));
+}
+
+function columnsOf(catalog: CatalogView, table: TableMetadata): Set<string> {
+  return new Set(catalog.columns(table.table.schema, table.table.name) ?? []);
+}
+
+/** One table after the schema change; returns the same object when nothing had to go. */
+function pruneTable(
+  table: TableMetadata,
+  before: SourceMetadata,
+  after: SourceMetadata,
+  was: CatalogView,
+  now: CatalogView,
+): TableMetadata {
+  const droppedColumns = [...columnsOf(was, table)].filter((c) => !columnsOf(now, table).has(c));
+  const brokenRels = relationshipsOf(table)
+    .filter(
+      ({ rel }) => !checkRelationship(before, table.table, rel, was).problem && checkRelationship(after, table.table, rel, now).problem,
+    )
+    .map(({ rel }) => rel.name);
+  if (droppedColumns.length === 0 && brokenRels.length === 0) return table;
+
+  let next = brokenRels.reduce(removeRelationship, table);
+  const gone = [...droppedColumns, ...brokenRels];
+  for (const kind of PERMISSION_KINDS) {
+    const perms = permissionsOf(next, kind);
+    if (perms.length === 0) continue;
+    const kept = perms
+      // A rule that tests a dropped column or relationship no longer means anything: drop it.
+      .filter((p) => !gone.some((field) => boolExpUsesField(p.permission.filter, field) || boolExpUsesField(p.permission.check, field)))
+      .map((p) => {
+        const permission = { ...p.permission };
+        if (Array.isArray(permission.columns)) permission.columns = permission.columns.filter((c) => !droppedColumns.includes(c as string));
+        if (permission.set && typeof permission.set === "object") {
+          permission.set = Object.fromEntries(Object.entries(permission.set).filter(([c]) => !droppedColumns.includes(c)));
+        }
+        return { ...p, permission };
+      });
+    next = setOrDrop(next, `${kind}_permissions`, kept as never);
+  }
+  return next;
+}
+
+/**
+ * Metadata after DDL: drops tracked tables that existed before and are gone now, then
+ * relationships and permission columns that the change broke. Returns the very same object
+ * when nothing changed, so callers can tell with `===`.
+ */
+export function pruneAfterSchemaChange(metadata: Metadata, was: CatalogView, now: CatalogView): Metadata {
+  let changed = false;
+  const sources = metadata.sources.map((source) => {
+    const tables = source.tables.filter(
+      (t) => !(was.hasTable(t.table.schema, t.table.name) && !now.hasTable(t.table.schema, t.table.name)),
+    );
+    const after: SourceMetadata = { ...source, tables };
+    const pruned = tables.map((t) => pruneTable(t, source, after, was, now));
+    if (tables.length === source.tables.length && pruned.every((t, i) => t === tables[i])) return source;
+    changed = true;
+    return { ...source, tables: pruned };
+  });
+  return changed ? { ...metadata, sources } : metadata;
+}
+
+/** drop_inconsistent_metadata: removes every object findInconsistencies reports. */
+export function dropInconsistent(metadata: Metadata, catalog: CatalogView): Metadata {
+  return {
+    ...metadata,
+    sources: metadata.sources.map((source) => {
+      // An enum table that is not enum-shaped is an inconsistent table, so the table goes.
+      const tables = source.tables.filter(
+        (t) => catalog.hasTable(t.table.schema, t.table.name) && !(t.is_enum && enumTableProblems(t.table, catalog).length > 0),
+      );
+      const current: SourceMetadata = { ...source, tables };
+      return {
+        ...current,
+        tables: tables.map((table) => {
+          const broken = relationshipsOf(table)
+            .filter(({ rel }) => checkRelationship(current, table.table, rel, catalog).problem)
+            .map(({ rel }) => rel.name);
+          let next = broken.reduce(removeRelationship, table);
+          for (const kind of PERMISSION_KINDS) {
+            const perms = permissionsOf(next, kind);
+            const kept = perms.filter((p) => missingColumns(p.permission, next.table, catalog, "$").length === 0);
+            if (kept.length !== perms.length) next = setOrDrop(next, `${kind}_permissions`, kept as never);
+          }
+          return next;
+        }),
+      };
+    }),
+  };
+}

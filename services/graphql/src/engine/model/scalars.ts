@@ -1,0 +1,33 @@
+/** PostgreSQL types to GraphQL scalars, as Hasura names them (reference/hasura.md 1.3). */
+
+const BUILT_IN: Record<string, string> = {
+  int4: "Int",
+  bool: "Boolean",
+  float4: "Float",
+  text: "String",
+  varchar: "String",
+};
+
+const RENAMED: Record<string, string> = {
+  int2: "smallint",
+  int8: "bigint",
+  float8: "float8",
+  bpchar: "bpchar",
+  timestamptz: "timestamptz",
+};
+
+/** The GraphQL scalar of a column type (`_text` arrays stay opaque scalars named after the type). */
+export function scalarName(pgType: string): string {
+  return BUILT_IN[pgType] ?? RENAMED[pgType] ?? pgType;
+}
+
+const NUMERIC = new Set(["int2", "int4", "int8", "float4", "float8", "numeric"]);
+// uuid is comparable in Hasura's list but PostgreSQL has no max(uuid)/min(uuid).
+const NOT_COMPARABLE = new Set(["json", "jsonb", "geometry", "geography", "bool", "uuid"]);
+const TEXTUAL = new Set(["text", "varchar", "bpchar", "citext", "name"]);
+
+export const isNumeric = (pgType: string): boolean => NUMERIC.has(pgType);
+/** min/max eligible (Hasura's isComparableType). */
+export const isComparable = (pgType: string): boolean => !NOT_COMPARABLE.has(pgType) && !pgType.startsWith("_");
+export const isTextual = (pgType: string): boolean => TEXTUAL.has(pgType);
+export const isJsonb = (pgType: string): boolean => pgType === "jsonb";

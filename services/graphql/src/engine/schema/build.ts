@@ -1,0 +1,349 @@
+/**
+ * Builds one role's GraphQL schema from the model (reference/hasura.md 1.1-1.2). Types are
+ * made on first use and cached by name, so only what the role can reach exists; fields carry
+ * `extensions.hasura` telling the compiler what each one reads.
+ */
+import {
+  GraphQLBoolean,
+  GraphQLEnumType,
+  type GraphQLFieldConfigArgumentMap,
+  type GraphQLFieldConfigMap,
+  GraphQLFloat,
+  GraphQLInputObjectType,
+  type GraphQLInputType,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  type GraphQLScalarType,
+  GraphQLSchema,
+  GraphQLString,
+} from "graphql";
+import { type SelectAccess, selectAccess, visibleRelationships } from "../model/access.js";
+import { isComparable, isJsonb, isNumeric, isTextual } from "../model/scalars.js";
+import type { ColumnModel, Model, TableModel } from "../model/types.js";
+import { comparisonType, sortFields } from "./comparison.js";
+import type { FieldInfo } from "./field-info.js";
+import { mutationFields } from "./mutation.js";
+import { orderByEnum, ScalarRegistry } from "./scalars.js";
+
+export const NUMERIC_AGGREGATES = ["avg", "stddev", "stddev_pop", "stddev_samp", "sum", "var_pop", "var_samp", "variance"] as const;
+export const ORDER_AGGREGATES = ["max", "min"] as const;
+
+const info = (hasura: FieldInfo) => ({ hasura });
+
+export class RoleSchemaBuilder {
+  private readonly scalars = new ScalarRegistry();
+  private readonly types = new Map<string, GraphQLObjectType | GraphQLInputObjectType | GraphQLEnumType>();
+
+  constructor(
+    readonly model: Model,
+    readonly role: string,
+    /** Whether backend_only mutations are visible (admin secret + x-hasura-use-backend-only-permissions). */
+    readonly backendOnly = false,
+  ) {}
+
+  build(): GraphQLSchema {
+    const query: GraphQLFieldConfigMap<unknown, unknown> = {};
+    const subscription: GraphQLFieldConfigMap<unknown, unknown> = {};
+    for (const table of this.model.tables.values()) {
+      const access = selectAccess(table, this.role);
+      if (!access) continue;
+      this.addSelectRoots(query, table, access, access.rootFields);
+      this.addSelectRoots(subscription, table, access, access.subscriptionFields);
+    }
+    const root = (name: string, fields: GraphQLFieldConfigMap<unknown, unknown>) =>
+      Object.keys(fields).length > 0 ? new GraphQLObjectType({ name, fields: sortFields(fields) }) : undefined;
+    const queryRoot =
+      root("query_root", query) ??
+      new GraphQLObjectType({ name: "query_root", fields: { no_queries_available: { type: new GraphQLNonNull(GraphQLString) } } });
+    return new GraphQLSchema({
+      query: queryRoot,
+      mutation: root("mutation_root", mutationFields(this)),
+      subscription: root("subscription_root", subscription),
+    });
+  }
+
+  private addSelectRoots(
+    fields: GraphQLFieldConfigMap<unknown, unknown>,
+    table: TableModel,
+    access: SelectAccess,
+    which: SelectAccess["rootFields"],
+  ): void {
+    const names = table.rootFields;
+    if (which.select) {
+      fields[names.select] = {
+        type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(this.objectType(table)))),
+        description: `fetch data from the table: "${table.name}"`,
+        args: this.selectArgs(table),
+        extensions: info({ kind: "select", table: table.key }),
+      };
+    }
+    if (which.byPk && table.primaryKey) {
+      const args: GraphQLFieldConfigArgumentMap = {};
+      for (const name of table.primaryKey) {
+        const column = table.columnByName.get(name) as ColumnModel;
+        args[column.field] = { type: new GraphQLNonNull(this.scalar(column)) };
+      }
+      fields[names.select_by_pk] = {
+        type: this.objectType(table),
+        description: `fetch data from the table: "${table.name}" using primary key columns`,
+        args,
+        extensions: info({ kind: "select_by_pk", table: table.key }),
+      };
+    }
+    if (which.aggregate && access.aggregations) {
+      fields[names.select_aggregate] = {
+        type: new GraphQLNonNull(this.aggregateType(table)),
+        description: `fetch aggregated fields from the table: "${table.name}"`,
+        args: this.selectArgs(table),
+        extensions: info({ kind: "select_aggregate", table: table.key }),
+      };
+    }
+  }
+
+  access(table: TableModel): SelectAccess {
+    return selectAccess(table, this.role) as SelectAccess;
+  }
+
+  scalar(column: ColumnModel): GraphQLScalarType | GraphQLEnumType {
+    if (column.enumTable) return this.enumType(this.model.tables.get(column.enumTable) as TableModel);
+    return this.scalars.get(column.scalar);
+  }
+
+  named<T extends GraphQLObjectType | GraphQLInputObjectType | GraphQLEnumType>(name: string, make: () => T): T {
+    const existing = this.types.get(name);
+    if (existing) return existing as T;
+    const made = make();
+    this.types.set(name, made);
+    return made;
+  }
+
+  private enumType(table: TableModel): GraphQLEnumType {
+    return this.named(`${table.typeName}_enum`, () => {
+      const values: Record<string, { value: string; description?: string }> = {};
+      for (const v of table.enumValues) values[v.value] = { value: v.value, ...(v.description ? { description: v.description } : {}) };
+      return new GraphQLEnumType({ name: `${table.typeName}_enum`, values });
+    });
+  }
+
+  selectArgs(table: TableModel): GraphQLFieldConfigArgumentMap {
+    return {
+      distinct_on: { type: new GraphQLList(new GraphQLNonNull(this.selectColumnEnum(table))), description: "distinct select on columns" },
+      limit: { type: GraphQLInt, description: "limit the number of rows returned" },
+      offset: { type: GraphQLInt, description: "skip the first n rows. Use only with order_by" },
+      order_by: { type: new GraphQLList(new GraphQLNonNull(this.orderByType(table))), description: "sort the rows by one or more columns" },
+      where: { type: this.boolExpType(table), description: "filter the rows returned" },
+    };
+  }
+
+  selectColumnEnum(table: TableModel): GraphQLEnumType {
+    return this.named(`${table.typeName}_select_column`, () => {
+      const values: Record<string, { value: string; description: string }> = {};
+      for (const c of this.access(table).columns) values[c.field] = { value: c.name, description: "column name" };
+      return new GraphQLEnumType({
+        name: `${table.typeName}_select_column`,
+        description: `select columns of table "${table.name}"`,
+        values,
+      });
+    });
+  }
+
+  objectType(table: TableModel): GraphQLObjectType {
+    return this.named(table.typeName, () => {
+      return new GraphQLObjectType({
+        name: table.typeName,
+        description: table.comment ?? `columns and relationships of "${table.name}"`,
+        fields: () => {
+          const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
+          for (const c of this.access(table).columns) {
+            fields[c.field] = {
+              type: c.nullable ? this.scalar(c) : new GraphQLNonNull(this.scalar(c)),
+              ...(c.comment ? { description: c.comment } : {}),
+              extensions: info({ kind: "column", column: c.name }),
+            };
+          }
+          for (const rel of visibleRelationships(this.model, table, this.role)) {
+            const target = this.model.tables.get(rel.target) as TableModel;
+            if (rel.kind === "object") {
+              const type = this.objectType(target);
+              fields[rel.name] = {
+                type: rel.nullable ? type : new GraphQLNonNull(type),
+                description: "An object relationship",
+                extensions: info({ kind: "object_rel", rel: rel.name }),
+              };
+              continue;
+            }
+            fields[rel.name] = {
+              type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(this.objectType(target)))),
+              description: "An array relationship",
+              args: this.selectArgs(target),
+              extensions: info({ kind: "array_rel", rel: rel.name }),
+            };
+            if (this.access(target).aggregations) {
+              fields[`${rel.name}_aggregate`] = {
+                type: new GraphQLNonNull(this.aggregateType(target)),
+                description: "An aggregate relationship",
+                args: this.selectArgs(target),
+                extensions: info({ kind: "array_rel_aggregate", rel: rel.name }),
+              };
+            }
+          }
+          return sortFields(fields);
+        },
+      });
+    });
+  }
+
+  aggregateType(table: TableModel): GraphQLObjectType {
+    return this.named(`${table.typeName}_aggregate`, () => {
+      return new GraphQLObjectType({
+        name: `${table.typeName}_aggregate`,
+        description: `aggregated selection of "${table.name}"`,
+        fields: () => ({
+          aggregate: { type: this.aggregateFieldsType(table), extensions: info({ kind: "aggregate" }) },
+          nodes: {
+            type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(this.objectType(table)))),
+            extensions: info({ kind: "nodes" }),
+          },
+        }),
+      });
+    });
+  }
+
+  private aggregateFieldsType(table: TableModel): GraphQLObjectType {
+    return this.named(`${table.typeName}_aggregate_fields`, () => {
+      const columns = this.access(table).columns;
+      return new GraphQLObjectType({
+        name: `${table.typeName}_aggregate_fields`,
+        description: `aggregate fields of "${table.name}"`,
+        fields: () => {
+          const fields: GraphQLFieldConfigMap<unknown, unknown> = {
+            count: {
+              type: new GraphQLNonNull(GraphQLInt),
+              args: {
+                columns: { type: new GraphQLList(new GraphQLNonNull(this.selectColumnEnum(table))) },
+                distinct: { type: GraphQLBoolean },
+              },
+              extensions: info({ kind: "count" }),
+            },
+          };
+          const numeric = columns.filter((c) => isNumeric(c.pgType));
+          const comparable = columns.filter((c) => isComparable(c.pgType) && !c.enumTable);
+          if (numeric.length > 0) {
+            for (const op of NUMERIC_AGGREGATES)
+              fields[op] = { type: this.opFieldsType(table, op, numeric), extensions: info({ kind: "aggregate_op", op }) };
+          }
+          if (comparable.length > 0) {
+            for (const op of ORDER_AGGREGATES)
+              fields[op] = { type: this.opFieldsType(table, op, comparable), extensions: info({ kind: "aggregate_op", op }) };
+          }
+          return sortFields(fields);
+        },
+      });
+    });
+  }
+
+  private opFieldsType(table: TableModel, op: string, columns: ColumnModel[]): GraphQLObjectType {
+    return this.named(`${table.typeName}_${op}_fields`, () => {
+      const keepsType = op === "sum" || op === "max" || op === "min";
+      return new GraphQLObjectType({
+        name: `${table.typeName}_${op}_fields`,
+        description: `aggregate ${op} on columns`,
+        fields: () =>
+          sortFields(
+            Object.fromEntries(
+              columns.map((c) => [
+                c.field,
+                { type: keepsType ? this.scalar(c) : GraphQLFloat, extensions: info({ kind: "column", column: c.name }) },
+              ]),
+            ),
+          ),
+      });
+    });
+  }
+
+  boolExpType(table: TableModel): GraphQLInputObjectType {
+    const name = `${table.typeName}_bool_exp`;
+    return this.named(name, () => {
+      const self: GraphQLInputObjectType = new GraphQLInputObjectType({
+        name,
+        description: `Boolean expression to filter rows from the table "${table.name}". All fields are combined with a logical 'AND'.`,
+        fields: () => {
+          const fields: Record<string, { type: GraphQLInputType }> = {
+            _and: { type: new GraphQLList(new GraphQLNonNull(self)) },
+            _not: { type: self },
+            _or: { type: new GraphQLList(new GraphQLNonNull(self)) },
+          };
+          for (const c of this.access(table).columns) fields[c.field] = { type: this.comparison(c) };
+          for (const rel of visibleRelationships(this.model, table, this.role)) {
+            fields[rel.name] = { type: this.boolExpType(this.model.tables.get(rel.target) as TableModel) };
+          }
+          return sortFields(fields);
+        },
+      });
+      return self;
+    });
+  }
+
+  private comparison(column: ColumnModel): GraphQLInputObjectType {
+    const scalar = this.scalar(column);
+    const name = scalar.name;
+    return this.named(`${name}_comparison_exp`, () =>
+      comparisonType(
+        name,
+        scalar,
+        { text: !column.enumTable && isTextual(column.pgType), jsonb: isJsonb(column.pgType), ordered: !column.enumTable },
+        () => this.scalars.get("jsonb"),
+      ),
+    );
+  }
+
+  orderByType(table: TableModel): GraphQLInputObjectType {
+    const name = `${table.typeName}_order_by`;
+    return this.named(name, () => {
+      return new GraphQLInputObjectType({
+        name,
+        description: `Ordering options when selecting data from "${table.name}".`,
+        fields: () => {
+          const fields: Record<string, { type: GraphQLInputType }> = {};
+          for (const c of this.access(table).columns) fields[c.field] = { type: orderByEnum };
+          for (const rel of visibleRelationships(this.model, table, this.role)) {
+            const target = this.model.tables.get(rel.target) as TableModel;
+            if (rel.kind === "object") fields[rel.name] = { type: this.orderByType(target) };
+            else fields[`${rel.name}_aggregate`] = { type: this.aggregateOrderByType(target) };
+          }
+          return sortFields(fields);
+        },
+      });
+    });
+  }
+
+  private aggregateOrderByType(table: TableModel): GraphQLInputObjectType {
+    const name = `${table.typeName}_aggregate_order_by`;
+    return this.named(name, () => {
+      const columns = this.access(table).columns;
+      return new GraphQLInputObjectType({
+        name,
+        description: `order by aggregate values of table "${table.name}"`,
+        fields: () => {
+          const fields: Record<string, { type: GraphQLInputType }> = { count: { type: orderByEnum } };
+          const numeric = columns.filter((c) => isNumeric(c.pgType));
+          const comparable = columns.filter((c) => isComparable(c.pgType) && !c.enumTable);
+          const opType = (op: string, cols: ColumnModel[]) =>
+            this.named(
+              `${table.typeName}_${op}_order_by`,
+              () =>
+                new GraphQLInputObjectType({
+                  name: `${table.typeName}_${op}_order_by`,
+                  fields: () => sortFields(Object.fromEntries(cols.map((c) => [c.field, { type: orderByEnum }]))),
+                }),
+            );
+          if (numeric.length > 0) for (const op of NUMERIC_AGGREGATES) fields[op] = { type: opType(op, numeric) };
+          if (comparable.length > 0) for (const op of ORDER_AGGREGATES) fields[op] = { type: opType(op, comparable) };
+          return sortFields(fields);
+        },
+      });
+    });
+  }
+}

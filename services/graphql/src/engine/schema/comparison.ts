@@ -1,0 +1,46 @@
+/** `<Scalar>_comparison_exp` input types (reference/hasura.md 1.4). */
+
+import type { GraphQLInputFieldConfigMap } from "graphql";
+import { GraphQLBoolean, GraphQLInputObjectType, type GraphQLInputType, GraphQLList, GraphQLNonNull, GraphQLString } from "graphql";
+
+const TEXT_OPS = ["_like", "_nlike", "_ilike", "_nilike", "_similar", "_nsimilar", "_regex", "_nregex", "_iregex", "_niregex"];
+
+export function comparisonType(
+  name: string,
+  scalar: GraphQLInputType,
+  kind: { text: boolean; jsonb: boolean; ordered: boolean },
+  jsonbScalar: () => GraphQLInputType,
+): GraphQLInputObjectType {
+  return new GraphQLInputObjectType({
+    name: `${name}_comparison_exp`,
+    description: `Boolean expression to compare columns of type "${name}". All fields are combined with logical 'AND'.`,
+    fields: () => {
+      const list = new GraphQLList(new GraphQLNonNull(scalar));
+      const fields: GraphQLInputFieldConfigMap = {
+        _eq: { type: scalar },
+        _in: { type: list },
+        _is_null: { type: GraphQLBoolean },
+        _neq: { type: scalar },
+        _nin: { type: list },
+      };
+      if (kind.ordered)
+        Object.assign(fields, { _gt: { type: scalar }, _gte: { type: scalar }, _lt: { type: scalar }, _lte: { type: scalar } });
+      if (kind.text) for (const op of TEXT_OPS) fields[op] = { type: scalar };
+      if (kind.jsonb) {
+        Object.assign(fields, {
+          _contained_in: { type: jsonbScalar() },
+          _contains: { type: jsonbScalar() },
+          _has_key: { type: GraphQLString },
+          _has_keys_all: { type: new GraphQLList(new GraphQLNonNull(GraphQLString)) },
+          _has_keys_any: { type: new GraphQLList(new GraphQLNonNull(GraphQLString)) },
+        });
+      }
+      return sortFields(fields);
+    },
+  });
+}
+
+/** Hasura lists fields alphabetically. */
+export function sortFields<T>(fields: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

@@ -1,0 +1,15 @@
+/** What a schema field reads, attached as `extensions.hasura` for the compiler. */
+export type FieldInfo =
+  | { kind: "select" | "select_by_pk" | "select_aggregate"; table: string }
+  | { kind: MutationKind; table: string }
+  | { kind: "affected_rows" | "returning" }
+  | { kind: "column"; column: string }
+  | { kind: "object_rel" | "array_rel" | "array_rel_aggregate"; rel: string }
+  | { kind: "aggregate" | "nodes" | "count" }
+  | { kind: "aggregate_op"; op: string };
+
+export function fieldInfo(extensions: unknown): FieldInfo | undefined {
+  return (extensions as { hasura?: FieldInfo } | undefined)?.hasura;
+}
+
+export type MutationKind = "insert" | "insert_one" | "update" | "update_by_pk" | "update_many" | "delete" | "delete_by_pk";

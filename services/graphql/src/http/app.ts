@@ -1,0 +1,108 @@
+/**
+ * The Fastify adapter of the engine: /v1/graphql (200 with `errors` for every GraphQL-level
+ * failure, batches as arrays), the admin endpoints /v1/metadata, /v2/query and /v1/query (real
+ * statuses, body `{path, error, code}`), /healthz, /v1/version and the /console page.
+ */
+import { createHttpApp, type Logger } from "@platform/core";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { HasuraError } from "../engine/errors.js";
+import { errorBody } from "../engine/execute.js";
+import type { Session } from "../engine/session.js";
+import { CONSOLE_HTML } from "./console.js";
+import { type CorsConfig, registerCors } from "./cors.js";
+
+export const VERSION = "v2.48.0";
+
+export type AdminEndpoint = "/v1/metadata" | "/v2/query" | "/v1/query";
+
+export interface GraphqlApi {
+  resolveSession(headers: Record<string, string | undefined>, body: unknown): Promise<Session>;
+  execute(request: Record<string, unknown>, session: Session): Promise<string>;
+  admin(endpoint: AdminEndpoint, body: unknown): Promise<unknown>;
+  health(): Promise<"OK" | "WARN">;
+}
+
+export interface HttpOptions {
+  logger: Logger;
+  cors: CorsConfig;
+  enableConsole: boolean;
+  bodyLimit?: number;
+}
+
+function headerMap(request: FastifyRequest): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(request.headers)) out[name.toLowerCase()] = Array.isArray(value) ? value.join(",") : value;
+  return out;
+}
+
+function adminErrorBody(error: HasuraError) {
+  return { path: error.path, error: error.message, code: error.hasuraCode, ...(error.details ? { internal: error.details } : {}) };
+}
+
+export function buildHttpApp(api: GraphqlApi, options: HttpOptions): FastifyInstance {
+  const app = createHttpApp({
+    logger: options.logger,
+    fastify: { bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024 },
+    renderError: (error) => {
+      const hasura =
+        error instanceof HasuraError
+          ? error
+          : new HasuraError(error.status === 404 ? "not-found" : "bad-request", error.message, "$", error.status);
+      return { status: hasura.status, body: adminErrorBody(hasura) };
+    },
+    renderInternal: (id) => ({ path: "$", error: `unexpected error (id ${id})`, code: "unexpected" }),
+    mapFrameworkError: (error) => {
+      if (error.code === "FST_ERR_CTP_INVALID_JSON_BODY" || error.statusCode === 400)
+        return new HasuraError("invalid-json", "invalid json", "$", 400);
+      return undefined;
+    },
+  });
+  registerCors(app, options.cors);
+  // Hasura reads every request body as JSON whatever its content type (curl sends form encoding by default).
+  app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => {
+    try {
+      done(null, body === "" ? undefined : JSON.parse(body as string));
+    } catch {
+      done(new HasuraError("invalid-json", "invalid json", "$", 400), undefined);
+    }
+  });
+
+  const graphql = async (request: FastifyRequest, reply: FastifyReply) => {
+    const body = request.body;
+    reply.type("application/json; charset=utf-8");
+    let session: Session;
+    try {
+      session = await api.resolveSession(headerMap(request), body);
+    } catch (error) {
+      if (error instanceof HasuraError) return errorBody(error);
+      throw error;
+    }
+    if (Array.isArray(body)) {
+      const results = await Promise.all(body.map((item) => api.execute((item ?? {}) as Record<string, unknown>, session)));
+      return `[${results.join(",")}]`;
+    }
+    if (body === null || typeof body !== "object")
+      return errorBody(new HasuraError("invalid-json", "expecting an object or an array of objects", "$"));
+    return api.execute(body as Record<string, unknown>, session);
+  };
+  app.post("/v1/graphql", graphql);
+
+  for (const endpoint of ["/v1/metadata", "/v2/query", "/v1/query"] as const) {
+    app.post(endpoint, async (request) => {
+      const session = await api.resolveSession(headerMap(request), request.body).catch((error: unknown) => {
+        if (error instanceof HasuraError) throw new HasuraError(error.hasuraCode, error.message, error.path, 401);
+        throw error;
+      });
+      if (!session.isAdmin && session.role !== "admin") throw new HasuraError("access-denied", "restricted access : admin only", "$", 400);
+      return api.admin(endpoint, request.body);
+    });
+  }
+
+  app.get("/healthz", async (_request, reply) => reply.type("text/plain").send(await api.health()));
+  app.get("/v1/version", async () => ({ version: VERSION }));
+  if (options.enableConsole) app.get("/console", async (_request, reply) => reply.type("text/html").send(CONSOLE_HTML));
+  app.setNotFoundHandler(async (_request) => {
+    throw new HasuraError("not-found", `resource does not exist`, "$", 404);
+  });
+  return app;
+}

@@ -1,0 +1,98 @@
+/**
+ * The running engine over one database: metadata in hdb_catalog (shared by every instance),
+ * the catalog of the tracked tables, the model and the Engine built from them. A change made
+ * through the metadata API here rebuilds at once; a change made by another instance is seen
+ * by polling the stored resource_version.
+ */
+import type { Database, Logger } from "@platform/core";
+import { loadEnumValues } from "./engine/catalog/enum-table.js";
+import { introspect } from "./engine/catalog/introspect.js";
+import { runSql, type SqlRunner } from "./engine/catalog/run-sql.js";
+import { sqlRunnerFor } from "./engine/catalog/run-sql-adapters.js";
+import type { PgCatalog } from "./engine/catalog/types.js";
+import { insertRows } from "./engine/dml.js";
+import { Engine, type EngineOptions, type GraphQLRequest } from "./engine/execute.js";
+import { type MetadataContext, type MetadataEndpoint, runMetadataRequest } from "./engine/metadata/api.js";
+import { catalogViewOf } from "./engine/metadata/catalog-view.js";
+import { MetadataStore } from "./engine/metadata/store.js";
+import { DEFAULT_SOURCE, type Metadata } from "./engine/metadata/types.js";
+import { buildModel } from "./engine/model/build.js";
+import type { Session } from "./engine/session.js";
+
+export class GraphqlRuntime {
+  private engine: Engine;
+  private version = -1;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly store: MetadataStore;
+  private readonly runner: SqlRunner;
+
+  constructor(
+    readonly db: Database,
+    private readonly options: EngineOptions,
+    private readonly log?: Pick<Logger, "info" | "warn" | "error">,
+  ) {
+    this.store = new MetadataStore(db);
+    this.runner = sqlRunnerFor(db);
+    this.engine = new Engine(db, buildModel({ version: 3, sources: [] }, { tables: new Map(), enumValues: new Map() }), options);
+  }
+
+  async init(): Promise<void> {
+    await this.store.init();
+    await this.refresh(true);
+  }
+
+  /** Replaces the stored metadata when it differs (the cli-migrations image applies its metadata directory at every start). */
+  async applyMetadata(metadata: Metadata): Promise<void> {
+    const stored = await this.store.load();
+    if (JSON.stringify(stored.metadata) === JSON.stringify(metadata)) return;
+    await this.store.save(metadata);
+    await this.refresh(true);
+  }
+
+  /** Rebuilds when the stored resource_version moved (or always with `force`). */
+  async refresh(force = false): Promise<void> {
+    const current = await this.store.currentVersion();
+    if (!force && current === this.version) return;
+    const stored = await this.store.load();
+    await this.rebuild(stored.metadata, stored.resourceVersion);
+  }
+
+  private async rebuild(metadata: Metadata, version: number): Promise<void> {
+    const source = metadata.sources.find((s) => s.name === DEFAULT_SOURCE) ?? metadata.sources[0];
+    const tracked = (source?.tables ?? []).map((t) => t.table);
+    const catalog: PgCatalog = tracked.length > 0 ? await introspect(this.db, tracked) : { tables: new Map(), enumValues: new Map() };
+    for (const t of source?.tables ?? []) {
+      const pg = t.is_enum ? catalog.tables.get(`${t.table.schema}.${t.table.name}`) : undefined;
+      if (pg) catalog.enumValues.set(`${pg.schema}.${pg.name}`, await loadEnumValues(this.db, pg));
+    }
+    this.engine = new Engine(this.db, buildModel(metadata, catalog), this.options);
+    this.version = version;
+    this.log?.info({ resourceVersion: version, tables: catalog.tables.size }, "metadata loaded");
+  }
+
+  startPolling(intervalMs: number): void {
+    this.timer = setInterval(() => {
+      this.refresh().catch((error: unknown) => this.log?.warn({ err: error }, "metadata refresh failed"));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  stopPolling(): void {
+    clearInterval(this.timer);
+  }
+
+  execute(request: GraphQLRequest, session: Session): Promise<string> {
+    return this.engine.execute(request, session);
+  }
+
+  admin(endpoint: MetadataEndpoint, body: unknown): Promise<unknown> {
+    const ctx: MetadataContext = {
+      store: this.store,
+      catalog: async () => catalogViewOf(await introspect(this.db)),
+      runSql: (args) => runSql(this.runner, args),
+      insertRows: (table, objects) => insertRows(this.db, table, objects),
+      onMetadataChanged: (metadata, version) => this.rebuild(metadata, version),
+    };
+    return runMetadataRequest(body, ctx, endpoint);
+  }
+}
