@@ -35,7 +35,7 @@ export function selectAccess(table: TableModel, role: string): SelectAccess | nu
   if (!perm) return null;
   const columns = perm.columns === "*" ? table.columns : table.columns.filter((c) => (perm.columns as string[]).includes(c.name));
   const names = new Set(columns.map((c) => c.name));
-  const byPk = table.primaryKey?.every((c) => names.has(c));
+  const byPk = table.primaryKey?.every((c) => names.has(c)) ?? false;
   const fields = (list: string[] | undefined) => ({
     select: allowed(list, "select"),
     byPk: byPk && allowed(list, "select_by_pk"),
