@@ -1,11 +1,12 @@
 /** Queries through the engine core: one SQL statement per operation, Hasura's shapes and errors. */
-import { type Database, openDatabase } from "@platform/core";
+import type { Database } from "@platform/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { introspect } from "../src/engine/catalog/introspect.js";
 import { Engine } from "../src/engine/execute.js";
 import { emptyMetadata, type Metadata } from "../src/engine/metadata/types.js";
 import { buildModel } from "../src/engine/model/build.js";
 import type { Session } from "../src/engine/session.js";
+import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
 
 const SCHEMA = `
 CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL, bio jsonb, email text);
@@ -59,137 +60,141 @@ function metadata(): Metadata {
 const admin: Session = { role: "admin", variables: {}, isAdmin: true, useBackendOnly: false };
 const as = (role: string, variables: Record<string, string> = {}): Session => ({ role, variables, isAdmin: false, useBackendOnly: false });
 
-let db: Database;
-let engine: Engine;
-const run = async (query: string, session: Session = admin, variables?: Record<string, unknown>) =>
-  JSON.parse(await engine.execute({ query, variables }, session));
+describe.each(testBackends)("%s", (backend) => {
+  let handle: TestDatabase;
+  let db: Database;
+  let engine: Engine;
+  const run = async (query: string, session: Session = admin, variables?: Record<string, unknown>) =>
+    JSON.parse(await engine.execute({ query, variables }, session));
 
-beforeAll(async () => {
-  db = await openDatabase({});
-  await db.exec(SCHEMA);
-  const catalog = await introspect(db);
-  engine = new Engine(db, buildModel(metadata(), catalog), { booleanNullCollapse: false });
-});
-afterAll(async () => db.close());
+  beforeAll(async () => {
+    handle = await openTestDatabase(backend);
+    db = handle.db;
+    await db.exec(SCHEMA);
+    const catalog = await introspect(db);
+    engine = new Engine(db, buildModel(metadata(), catalog), { booleanNullCollapse: false });
+  });
+  afterAll(async () => handle.dispose());
 
-describe("select", () => {
-  it("lists rows with nested object and array relationships in selection order", async () => {
-    const body = await run(`{ author(order_by: {id: asc}) { name id articles(order_by: {id: desc}) { title author { name } } } }`);
-    expect(JSON.stringify(body.data.author[0])).toBe(
-      JSON.stringify({
-        name: "Alice",
-        id: 1,
-        articles: [
-          { title: "A2", author: { name: "Alice" } },
-          { title: "A1", author: { name: "Alice" } },
+  describe("select", () => {
+    it("lists rows with nested object and array relationships in selection order", async () => {
+      const body = await run(`{ author(order_by: {id: asc}) { name id articles(order_by: {id: desc}) { title author { name } } } }`);
+      expect(JSON.stringify(body.data.author[0])).toBe(
+        JSON.stringify({
+          name: "Alice",
+          id: 1,
+          articles: [
+            { title: "A2", author: { name: "Alice" } },
+            { title: "A1", author: { name: "Alice" } },
+          ],
+        }),
+      );
+      expect(body.data.author[2]).toEqual({ name: "Carol", id: 3, articles: [] });
+    });
+
+    it("filters with operators, relationships and boolean combinators", async () => {
+      const q = (where: string) => run(`{ article(where: ${where}, order_by: {id: asc}) { title } }`);
+      expect((await q(`{title: {_in: []}}`)).data.article).toEqual([]);
+      expect((await q(`{title: {_ilike: "a%"}}`)).data.article).toEqual([{ title: "A1" }, { title: "A2" }]);
+      expect((await q(`{author: {name: {_eq: "Bob"}}}`)).data.article).toEqual([{ title: "B1" }]);
+      expect((await q(`{_or: [{title: {_eq: "A1"}}, {rating: {_gte: 5}}]}`)).data.article).toEqual([{ title: "A1" }, { title: "B1" }]);
+      expect((await q(`{_not: {is_published: {_eq: true}}}`)).data.article).toEqual([{ title: "A2" }]);
+      expect((await q(`{published_on: {_is_null: true}}`)).data.article).toEqual([{ title: "A2" }]);
+      const authors = await run(`{ author(where: {bio: {_has_key: "tags"}}) { name } }`);
+      expect(authors.data.author).toEqual([{ name: "Alice" }]);
+      const contains = await run(`{ author(where: {bio: {_contains: {lang: "de"}}}) { name } }`);
+      expect(contains.data.author).toEqual([{ name: "Bob" }]);
+    });
+
+    it("orders by object relationships and array aggregates, pages with limit and offset", async () => {
+      const byAuthor = await run(`{ article(order_by: [{author: {name: desc}}, {id: asc}]) { title } }`);
+      expect(byAuthor.data.article.map((a: { title: string }) => a.title)).toEqual(["B1", "A1", "A2"]);
+      const byCount = await run(`{ author(order_by: {articles_aggregate: {count: desc}}, limit: 2) { name } }`);
+      expect(byCount.data.author).toEqual([{ name: "Alice" }, { name: "Bob" }]);
+      const paged = await run(`{ article(order_by: {id: asc}, limit: 1, offset: 1) { id } }`);
+      expect(paged.data.article).toEqual([{ id: 2 }]);
+    });
+
+    it("applies distinct_on with its ordering rule", async () => {
+      const ok = await run(`{ article(distinct_on: [author_id], order_by: [{author_id: asc}, {id: desc}]) { title } }`);
+      expect(ok.data.article).toEqual([{ title: "A2" }, { title: "B1" }]);
+      const bad = await run(`{ article(distinct_on: [author_id], order_by: {id: asc}) { title } }`);
+      expect(bad).toEqual({
+        errors: [
+          {
+            message: '"distinct_on" columns must match initial "order_by" columns',
+            extensions: { path: "$.selectionSet.article.args", code: "validation-failed" },
+          },
         ],
-      }),
-    );
-    expect(body.data.author[2]).toEqual({ name: "Carol", id: 3, articles: [] });
-  });
+      });
+    });
 
-  it("filters with operators, relationships and boolean combinators", async () => {
-    const q = (where: string) => run(`{ article(where: ${where}, order_by: {id: asc}) { title } }`);
-    expect((await q(`{title: {_in: []}}`)).data.article).toEqual([]);
-    expect((await q(`{title: {_ilike: "a%"}}`)).data.article).toEqual([{ title: "A1" }, { title: "A2" }]);
-    expect((await q(`{author: {name: {_eq: "Bob"}}}`)).data.article).toEqual([{ title: "B1" }]);
-    expect((await q(`{_or: [{title: {_eq: "A1"}}, {rating: {_gte: 5}}]}`)).data.article).toEqual([{ title: "A1" }, { title: "B1" }]);
-    expect((await q(`{_not: {is_published: {_eq: true}}}`)).data.article).toEqual([{ title: "A2" }]);
-    expect((await q(`{published_on: {_is_null: true}}`)).data.article).toEqual([{ title: "A2" }]);
-    const authors = await run(`{ author(where: {bio: {_has_key: "tags"}}) { name } }`);
-    expect(authors.data.author).toEqual([{ name: "Alice" }]);
-    const contains = await run(`{ author(where: {bio: {_contains: {lang: "de"}}}) { name } }`);
-    expect(contains.data.author).toEqual([{ name: "Bob" }]);
-  });
+    it("fetches by primary key, null when absent, with variables", async () => {
+      const query = `query ($id: Int!) { author_by_pk(id: $id) { name } }`;
+      expect((await run(query, admin, { id: 2 })).data).toEqual({ author_by_pk: { name: "Bob" } });
+      expect((await run(query, admin, { id: 99 })).data).toEqual({ author_by_pk: null });
+    });
 
-  it("orders by object relationships and array aggregates, pages with limit and offset", async () => {
-    const byAuthor = await run(`{ article(order_by: [{author: {name: desc}}, {id: asc}]) { title } }`);
-    expect(byAuthor.data.article.map((a: { title: string }) => a.title)).toEqual(["B1", "A1", "A2"]);
-    const byCount = await run(`{ author(order_by: {articles_aggregate: {count: desc}}, limit: 2) { name } }`);
-    expect(byCount.data.author).toEqual([{ name: "Alice" }, { name: "Bob" }]);
-    const paged = await run(`{ article(order_by: {id: asc}, limit: 1, offset: 1) { id } }`);
-    expect(paged.data.article).toEqual([{ id: 2 }]);
-  });
+    it("aggregates with aliases and nodes", async () => {
+      const body = await run(
+        `{ article_aggregate(where: {is_published: {_eq: true}}) { aggregate { total: count sum { rating } max { title } avg { rating } } nodes { id } } }`,
+      );
+      expect(body.data.article_aggregate.aggregate.total).toBe(2);
+      expect(body.data.article_aggregate.aggregate.sum.rating).toBe(9.5);
+      expect(body.data.article_aggregate.aggregate.max.title).toBe("B1");
+      expect(body.data.article_aggregate.nodes).toEqual([{ id: 1 }, { id: 3 }]);
+      const nested = await run(
+        `{ author(where: {id: {_eq: 1}}) { articles_aggregate { aggregate { count(columns: [is_published], distinct: true) } } } }`,
+      );
+      expect(nested.data.author[0].articles_aggregate.aggregate.count).toBe(2);
+    });
 
-  it("applies distinct_on with its ordering rule", async () => {
-    const ok = await run(`{ article(distinct_on: [author_id], order_by: [{author_id: asc}, {id: desc}]) { title } }`);
-    expect(ok.data.article).toEqual([{ title: "A2" }, { title: "B1" }]);
-    const bad = await run(`{ article(distinct_on: [author_id], order_by: {id: asc}) { title } }`);
-    expect(bad).toEqual({
-      errors: [
-        {
-          message: '"distinct_on" columns must match initial "order_by" columns',
-          extensions: { path: "$.selectionSet.article.args", code: "validation-failed" },
-        },
-      ],
+    it("answers __typename and introspection", async () => {
+      const typename = await run(`{ __typename author(limit: 1) { __typename id } }`);
+      expect(typename.data).toEqual({ __typename: "query_root", author: [{ __typename: "author", id: 1 }] });
+      const intro = await run(`{ __type(name: "author") { fields { name } } author(limit: 1) { id } }`);
+      expect(intro.data.__type.fields.map((f: { name: string }) => f.name)).toEqual([
+        "articles",
+        "articles_aggregate",
+        "bio",
+        "email",
+        "id",
+        "name",
+      ]);
+      expect(intro.data.author).toEqual([{ id: 1 }]);
     });
   });
 
-  it("fetches by primary key, null when absent, with variables", async () => {
-    const query = `query ($id: Int!) { author_by_pk(id: $id) { name } }`;
-    expect((await run(query, admin, { id: 2 })).data).toEqual({ author_by_pk: { name: "Bob" } });
-    expect((await run(query, admin, { id: 99 })).data).toEqual({ author_by_pk: null });
-  });
-
-  it("aggregates with aliases and nodes", async () => {
-    const body = await run(
-      `{ article_aggregate(where: {is_published: {_eq: true}}) { aggregate { total: count sum { rating } max { title } avg { rating } } nodes { id } } }`,
-    );
-    expect(body.data.article_aggregate.aggregate.total).toBe(2);
-    expect(body.data.article_aggregate.aggregate.sum.rating).toBe(9.5);
-    expect(body.data.article_aggregate.aggregate.max.title).toBe("B1");
-    expect(body.data.article_aggregate.nodes).toEqual([{ id: 1 }, { id: 3 }]);
-    const nested = await run(
-      `{ author(where: {id: {_eq: 1}}) { articles_aggregate { aggregate { count(columns: [is_published], distinct: true) } } } }`,
-    );
-    expect(nested.data.author[0].articles_aggregate.aggregate.count).toBe(2);
-  });
-
-  it("answers __typename and introspection", async () => {
-    const typename = await run(`{ __typename author(limit: 1) { __typename id } }`);
-    expect(typename.data).toEqual({ __typename: "query_root", author: [{ __typename: "author", id: 1 }] });
-    const intro = await run(`{ __type(name: "author") { fields { name } } author(limit: 1) { id } }`);
-    expect(intro.data.__type.fields.map((f: { name: string }) => f.name)).toEqual([
-      "articles",
-      "articles_aggregate",
-      "bio",
-      "email",
-      "id",
-      "name",
-    ]);
-    expect(intro.data.author).toEqual([{ id: 1 }]);
-  });
-});
-
-describe("permissions", () => {
-  it("limits columns, rows and row count per role", async () => {
-    const body = await run(`{ article(order_by: {id: asc}) { id title } }`, as("user"));
-    expect(body).toEqual({ data: { article: [{ id: 1, title: "A1" }] } });
-    const hidden = await run(`{ author { email } }`, as("user"));
-    expect(hidden).toEqual({
-      errors: [
-        {
-          message: `field "email" not found in type: 'author'`,
-          extensions: { path: "$.selectionSet.author.selectionSet.email", code: "validation-failed" },
-        },
-      ],
+  describe("permissions", () => {
+    it("limits columns, rows and row count per role", async () => {
+      const body = await run(`{ article(order_by: {id: asc}) { id title } }`, as("user"));
+      expect(body).toEqual({ data: { article: [{ id: 1, title: "A1" }] } });
+      const hidden = await run(`{ author { email } }`, as("user"));
+      expect(hidden).toEqual({
+        errors: [
+          {
+            message: `field "email" not found in type: 'author'`,
+            extensions: { path: "$.selectionSet.author.selectionSet.email", code: "validation-failed" },
+          },
+        ],
+      });
+      const noAgg = await run(`{ author_aggregate { aggregate { count } } }`, as("user"));
+      expect(noAgg.errors[0]).toEqual({
+        message: `field "author_aggregate" not found in type: 'query_root'`,
+        extensions: { path: "$.selectionSet.author_aggregate", code: "validation-failed" },
+      });
     });
-    const noAgg = await run(`{ author_aggregate { aggregate { count } } }`, as("user"));
-    expect(noAgg.errors[0]).toEqual({
-      message: `field "author_aggregate" not found in type: 'query_root'`,
-      extensions: { path: "$.selectionSet.author_aggregate", code: "validation-failed" },
+
+    it("filters by session variables through relationships", async () => {
+      const body = await run(`{ author { name } article(order_by: {id: asc}) { title } }`, as("self", { "x-hasura-user-id": "2" }));
+      expect(body.data).toEqual({ author: [{ name: "Bob" }], article: [{ title: "B1" }] });
+      const missing = await run(`{ author { name } }`, as("self"));
+      expect(missing.errors[0].extensions.code).toBe("not-found");
     });
-  });
 
-  it("filters by session variables through relationships", async () => {
-    const body = await run(`{ author { name } article(order_by: {id: asc}) { title } }`, as("self", { "x-hasura-user-id": "2" }));
-    expect(body.data).toEqual({ author: [{ name: "Bob" }], article: [{ title: "B1" }] });
-    const missing = await run(`{ author { name } }`, as("self"));
-    expect(missing.errors[0].extensions.code).toBe("not-found");
-  });
-
-  it("answers 'no mutations exist' to a role without mutation permissions", async () => {
-    const body = await run(`mutation { insert_author(objects: []) { affected_rows } }`, as("user"));
-    expect(body).toEqual({ errors: [{ message: "no mutations exist", extensions: { path: "$", code: "validation-failed" } }] });
+    it("answers 'no mutations exist' to a role without mutation permissions", async () => {
+      const body = await run(`mutation { insert_author(objects: []) { affected_rows } }`, as("user"));
+      expect(body).toEqual({ errors: [{ message: "no mutations exist", extensions: { path: "$", code: "validation-failed" } }] });
+    });
   });
 });
