@@ -7,3 +7,4 @@ export * from "./logger.js";
 export * from "./migrate.js";
 export * from "./shutdown.js";
 export * from "./sql.js";
+export * from "./testing.js";

@@ -3,11 +3,10 @@
  * from both backends: a temporary SQLite file, and PostgreSQL (in-memory PGlite, or a fresh
  * database on the server named by TEST_DATABASE_URL, dropped afterwards).
  */
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLogger, type Database, ident, openDatabase, sql } from "@platform/core";
+import { createLogger, type Database, openScratchDatabase } from "@platform/core";
 import SqliteDatabase from "better-sqlite3";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll } from "vitest";
@@ -191,34 +190,8 @@ export interface FixtureCatalog {
 }
 
 /** A database of its own: in-memory PGlite, or a fresh database on TEST_DATABASE_URL's server. */
-export async function createPostgresDatabase(): Promise<{ db: Database; dispose(): Promise<void> }> {
-  const serverUrl = process.env.TEST_DATABASE_URL?.trim();
-  if (!serverUrl) {
-    const db = await openDatabase({});
-    return { db, dispose: () => db.close() };
-  }
-  const name = `catalog_test_${process.pid}_${randomBytes(4).toString("hex")}`;
-  const admin = await openDatabase({ url: serverUrl, maxConnections: 1 });
-  try {
-    await admin.query(sql`CREATE DATABASE ${ident(name)}`);
-  } finally {
-    await admin.close();
-  }
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ url: url.toString(), maxConnections: 4 });
-  return {
-    db,
-    async dispose() {
-      await db.close();
-      const dropper = await openDatabase({ url: serverUrl, maxConnections: 1 });
-      try {
-        await dropper.query(sql`DROP DATABASE IF EXISTS ${ident(name)}`);
-      } finally {
-        await dropper.close();
-      }
-    },
-  };
+export function createPostgresDatabase(): Promise<{ db: Database; dispose(): Promise<void> }> {
+  return openScratchDatabase(process.env.TEST_DATABASE_URL?.trim() || undefined, "catalog_test");
 }
 
 export const silentLogger = createLogger({ level: "silent" });

@@ -17,12 +17,7 @@ export const CONFLICT_CODE: HasuraCode = "conflict";
 
 /** Hasura's 409: `metadata resource version referenced (x) did not match current version`. */
 export function resourceVersionConflict(expected: number): HasuraError {
-  return new HasuraError(
-    CONFLICT_CODE,
-    `metadata resource version referenced (${expected}) did not match current version`,
-    "$",
-    409,
-  );
+  return new HasuraError(CONFLICT_CODE, `metadata resource version referenced (${expected}) did not match current version`, "$", 409);
 }
 
 export function isResourceVersionConflict(error: unknown): boolean {
