@@ -114,6 +114,21 @@ describe.each(targets)("database on $name", (target: Target) => {
     expect((await db.query(sql`SELECT ${1}::int AS one`)).rows).toEqual([{ one: 1 }]);
   });
 
+  it("runs a statement with prepare as a named prepared statement on a server", async () => {
+    const probe = sql`SELECT ${41} + 1 AS answer`;
+    expect((await db.query(probe, { prepare: true })).rows).toEqual([{ answer: 42 }]);
+    expect((await db.query(probe, { prepare: true })).rows).toEqual([{ answer: 42 }]);
+    if (target.name === "postgres") {
+      // Prepared statements live on a connection: ask on the one the transaction holds.
+      const count = await db.transaction(async (tx) => {
+        await tx.query(probe, { prepare: true });
+        return (await tx.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'p\\_%'`)).rows[0]
+          ?.n;
+      });
+      expect(count).toBeGreaterThanOrEqual(1);
+    }
+  });
+
   it("executes multi-statement scripts", async () => {
     await db.exec(`
       CREATE TABLE "${schema}".script (x int);

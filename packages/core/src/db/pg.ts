@@ -1,6 +1,7 @@
+import { createHash } from "node:crypto";
 import pg from "pg";
 import { compile, type Sql } from "../sql.js";
-import type { Database, Queryable, QueryResult } from "./types.js";
+import type { Database, Queryable, QueryOptions, QueryResult } from "./types.js";
 import { textParsers } from "./types-parsing.js";
 
 const types = {
@@ -13,9 +14,10 @@ const types = {
 
 function queryable(client: pg.Pool | pg.PoolClient): Queryable {
   return {
-    async query<T>(statement: Sql): Promise<QueryResult<T>> {
+    async query<T>(statement: Sql, options?: QueryOptions): Promise<QueryResult<T>> {
       const { text, values } = compile(statement, "postgres");
-      const result = await client.query({ text, values, types });
+      const name = options?.prepare ? `p_${createHash("sha1").update(text).digest("base64url")}` : undefined;
+      const result = await client.query({ text, values, types, ...(name ? { name } : {}) });
       return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
     },
     async exec(script: string): Promise<void> {

@@ -5,9 +5,17 @@ export interface QueryResult<T> {
   rowCount: number;
 }
 
+export interface QueryOptions {
+  prepare?: boolean;
+}
+
 /** Something that runs statements: the database itself or one transaction on it. */
 export interface Queryable {
-  query<T = Record<string, unknown>>(statement: Sql): Promise<QueryResult<T>>;
+  /**
+   * Runs one statement. With `prepare`, a server keeps it as a named prepared statement (named
+   * after a hash of its text), so repeats skip parsing and planning; PGlite ignores it.
+   */
+  query<T = Record<string, unknown>>(statement: Sql, options?: QueryOptions): Promise<QueryResult<T>>;
   /** Runs raw SQL text with several statements and no parameters (migrations, fixtures). */
   exec(script: string): Promise<void>;
 }

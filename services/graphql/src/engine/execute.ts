@@ -236,7 +236,8 @@ export class Engine {
   private async runStatement(fields: Sql[]): Promise<string[]> {
     if (fields.length === 0) return [];
     const statement = sql`SELECT ${join(fields.map((f, i) => sql`(${f})::text AS ${ident(`f${i}`)}`))}`;
-    const { rows } = await this.db.query<Record<string, string | null>>(statement);
+    // Same operation shape, same text: PostgreSQL reuses the plan of the named prepared statement.
+    const { rows } = await this.db.query<Record<string, string | null>>(statement, { prepare: true });
     return fields.map((_, i) => rows[0]?.[`f${i}`] ?? "null");
   }
 
