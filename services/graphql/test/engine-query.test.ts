@@ -173,14 +173,14 @@ describe.each(testBackends)("%s", (backend) => {
       expect(hidden).toEqual({
         errors: [
           {
-            message: `field "email" not found in type: 'author'`,
+            message: `field 'email' not found in type: 'author'`,
             extensions: { path: "$.selectionSet.author.selectionSet.email", code: "validation-failed" },
           },
         ],
       });
       const noAgg = await run(`{ author_aggregate { aggregate { count } } }`, as("user"));
       expect(noAgg.errors[0]).toEqual({
-        message: `field "author_aggregate" not found in type: 'query_root'`,
+        message: `field 'author_aggregate' not found in type: 'query_root'`,
         extensions: { path: "$.selectionSet.author_aggregate", code: "validation-failed" },
       });
     });

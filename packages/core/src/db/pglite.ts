@@ -1,4 +1,6 @@
 import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { citext } from "@electric-sql/pglite/contrib/citext";
+import { ltree } from "@electric-sql/pglite/contrib/ltree";
 import { compile, type Sql } from "../sql.js";
 import type { Database, Queryable, QueryResult } from "./types.js";
 import { textParsers } from "./types-parsing.js";
@@ -18,7 +20,9 @@ function queryable(engine: PGlite | Transaction): Queryable {
 }
 
 export async function openPglite(dataDir?: string): Promise<Database> {
-  const engine = dataDir ? new PGlite(dataDir, { parsers: textParsers }) : new PGlite({ parsers: textParsers });
+  // citext and ltree are common in Hasura projects (and its fixtures); PGlite ships them as contrib extensions.
+  const options = { parsers: textParsers, extensions: { citext, ltree } };
+  const engine = dataDir ? new PGlite(dataDir, options) : new PGlite(options);
   await engine.waitReady;
   return {
     kind: "pglite",

@@ -61,3 +61,8 @@ export function jsonPath(segments: ReadonlyArray<string | number>): string {
   }
   return out;
 }
+
+/** Hasura's wording for a name the type does not have (single quotes around both, as its fixtures show). */
+export function fieldNotFound(field: string, type: string, path = "$"): HasuraError {
+  return new HasuraError("validation-failed", `field '${field}' not found in type: '${type}'`, path);
+}

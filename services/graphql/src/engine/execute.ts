@@ -17,8 +17,10 @@ import {
   getOperationAST,
   getVariableValues,
   Kind,
+  NoUnusedVariablesRule,
   type OperationDefinitionNode,
   parse,
+  specifiedRules,
   validate,
   valueFromASTUntyped,
 } from "graphql";
@@ -28,13 +30,16 @@ import { type Collected, collectFields, type Fragments } from "./compiler/fields
 import { runMutationField } from "./compiler/mutation.js";
 import { aggregateJson, byPkJson, listJson } from "./compiler/select.js";
 import { argumentValues, type Variables } from "./compiler/values.js";
-import { HasuraError, jsonPath } from "./errors.js";
+import { fieldNotFound, HasuraError, jsonPath } from "./errors.js";
 import type { Model } from "./model/types.js";
 import { fromPostgres } from "./pg-errors.js";
 import { RoleSchemaBuilder } from "./schema/build.js";
 import { fieldInfo, type MutationKind } from "./schema/field-info.js";
 import type { Session } from "./session.js";
 import { toHasuraError } from "./validation-errors.js";
+
+/** graphql-js's rules minus NoUnusedVariables: Hasura accepts variables an operation does not use. */
+const RULES = specifiedRules.filter((rule) => rule !== NoUnusedVariablesRule);
 
 export interface GraphQLRequest {
   query?: unknown;
@@ -120,7 +125,7 @@ export class Engine {
     const key = `${session.role}\u0000${backendOnly}\u0000${request.query}`;
     let valid = this.validated.get(key);
     if (!valid) {
-      const errors = validate(schema, document);
+      const errors = validate(schema, document, RULES);
       valid = errors.length > 0 ? toHasuraError(errors[0] as GraphQLError, document) : true;
       this.validated.set(key, valid);
     }
@@ -182,12 +187,7 @@ export class Engine {
         }
         const def = root.getFields()[f.name];
         const info = def ? fieldInfo(def.extensions) : undefined;
-        if (!def || !info || !("table" in info))
-          throw new HasuraError(
-            "validation-failed",
-            `field "${f.name}" not found in type: '${root.name}'`,
-            jsonPath(["selectionSet", f.responseKey]),
-          );
+        if (!def || !info || !("table" in info)) throw fieldNotFound(f.name, `${root.name}`, jsonPath(["selectionSet", f.responseKey]));
         const path = info.kind.startsWith("insert")
           ? jsonPath(["selectionSet", f.responseKey, "args", info.kind === "insert" ? "objects" : "object"])
           : "$";
@@ -221,8 +221,7 @@ export class Engine {
     const def = root.getFields()[field.name];
     const info = def ? fieldInfo(def.extensions) : undefined;
     const path = ["selectionSet", field.responseKey];
-    if (!def || !info || !("table" in info))
-      throw new HasuraError("validation-failed", `field "${field.name}" not found in type: '${root.name}'`, jsonPath(path));
+    if (!def || !info || !("table" in info)) throw fieldNotFound(field.name, `${root.name}`, jsonPath(path));
     const table = ctx.table(info.table);
     const objectType = getNamedType(def.type) as GraphQLObjectType;
     const args = argumentValues(field.node.arguments, ctx.variables);

@@ -1,6 +1,6 @@
 /** graphql-js validation errors in Hasura's words and paths (reference/hasura.md 2.5). */
 import { type ASTNode, type DocumentNode, type GraphQLError, Kind, type SelectionSetNode, visit } from "graphql";
-import { HasuraError } from "./errors.js";
+import { fieldNotFound, HasuraError } from "./errors.js";
 
 /** `$.selectionSet.a.selectionSet.b` for the field node an error points at. */
 function pathOf(document: DocumentNode, target: ASTNode | undefined): string {
@@ -28,11 +28,7 @@ export function toHasuraError(error: GraphQLError, document: DocumentNode): Hasu
   const node = error.nodes?.[0];
   const unknownField = /^Cannot query field "([^"]+)" on type "([^"]+)"/.exec(error.message);
   if (unknownField) {
-    return new HasuraError(
-      "validation-failed",
-      `field "${unknownField[1]}" not found in type: '${unknownField[2]}'`,
-      pathOf(document, node),
-    );
+    return fieldNotFound(unknownField[1] ?? "", unknownField[2] ?? "", pathOf(document, node));
   }
   return new HasuraError("validation-failed", error.message, pathOf(document, node));
 }

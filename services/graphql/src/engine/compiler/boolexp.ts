@@ -4,7 +4,7 @@
  * variables, legacy `$`-prefixed operators and column comparisons are allowed).
  */
 import { and, ident, join, type Sql, sql, trusted } from "@platform/core";
-import { HasuraError } from "../errors.js";
+import { fieldNotFound, HasuraError } from "../errors.js";
 import type { ColumnModel, RelationshipModel, TableModel } from "../model/types.js";
 import { type CompileContext, isSessionVariable } from "./context.js";
 import { asList } from "./values.js";
@@ -75,7 +75,7 @@ export function compileBoolExp(ctx: CompileContext, table: TableModel, alias: st
       if (column) parts.push(columnExp(ctx, table, alias, column, value, source));
       else {
         const rel = table.relationships.get(key);
-        if (!rel) throw new HasuraError("validation-failed", `field "${key}" not found in type: '${table.typeName}_bool_exp'`);
+        if (!rel) throw fieldNotFound(key, `${table.typeName}_bool_exp`);
         parts.push(relationshipExp(ctx, table, alias, rel, value, source));
       }
     }
@@ -130,9 +130,9 @@ function typeName(column: ColumnModel): Sql {
 }
 
 function columnExp(ctx: CompileContext, table: TableModel, alias: string, column: ColumnModel, value: unknown, source: ExpSource): Sql {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new HasuraError("validation-failed", `expected an object for comparison on column "${column.field}"`);
-  }
+  // Permissions may say `{col: "X-Hasura-User-Id"}` for `{col: {_eq: ...}}`, as Hasura accepts.
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return columnExp(ctx, table, alias, column, { _eq: value }, source);
   const target = sql`${ident(alias, column.name)}`;
   const parts: Sql[] = [];
   for (const [rawKey, operandValue] of Object.entries(value as Record<string, unknown>)) {
@@ -154,7 +154,7 @@ function columnExp(ctx: CompileContext, table: TableModel, alias: string, column
       if (!otherColumn) throw new HasuraError("validation-failed", `no such column: "${String(other)}"`);
       parts.push(sql`${target}${op(COLUMN_COMPARE[key] as string)}${ident(alias, otherColumn.name)}`);
     } else if (key in SIMPLE) parts.push(sql`${target}${op(SIMPLE[key] as string)}${operand(ctx, column, operandValue, source)}`);
-    else throw new HasuraError("validation-failed", `field "${rawKey}" not found in type: '${column.scalar}_comparison_exp'`);
+    else throw fieldNotFound(rawKey, `${column.scalar}_comparison_exp`);
   }
   return and(parts);
 }

@@ -1,6 +1,6 @@
 /** `order_by` arguments to ORDER BY terms (reference/hasura.md 1.5): columns, object relationships, array aggregates. */
 import { and, ident, type Sql, sql, trusted } from "@platform/core";
-import { HasuraError } from "../errors.js";
+import { fieldNotFound, HasuraError } from "../errors.js";
 import type { TableModel } from "../model/types.js";
 import { joinCondition, permissionFilter } from "./boolexp.js";
 import type { CompileContext } from "./context.js";
@@ -43,7 +43,7 @@ export function orderTerms(ctx: CompileContext, table: TableModel, alias: string
       const rel =
         table.relationships.get(key) ??
         (key.endsWith("_aggregate") ? table.relationships.get(key.slice(0, -"_aggregate".length)) : undefined);
-      if (!rel) throw new HasuraError("validation-failed", `field "${key}" not found in type: '${table.typeName}_order_by'`);
+      if (!rel) throw fieldNotFound(key, `${table.typeName}_order_by`);
       const target = ctx.table(rel.target);
       const targetAlias = ctx.alias();
       const from = sql`FROM ${ident(target.schema, target.name)} AS ${ident(targetAlias)} WHERE ${and([joinCondition(rel, alias, targetAlias), permissionFilter(ctx, target, targetAlias)])}`;
@@ -58,11 +58,10 @@ export function orderTerms(ctx: CompileContext, table: TableModel, alias: string
           terms.push({ expr: sql`(SELECT count(*) ${from})`, direction: direction(spec), column: null });
           continue;
         }
-        if (!AGGREGATES.has(fn))
-          throw new HasuraError("validation-failed", `field "${fn}" not found in type: '${target.typeName}_aggregate_order_by'`);
+        if (!AGGREGATES.has(fn)) throw fieldNotFound(fn, `${target.typeName}_aggregate_order_by`);
         for (const [field, dir] of Object.entries((spec ?? {}) as Record<string, unknown>)) {
           const col = target.columnByField.get(field);
-          if (!col) throw new HasuraError("validation-failed", `field "${field}" not found in type: '${target.typeName}_${fn}_order_by'`);
+          if (!col) throw fieldNotFound(field, `${target.typeName}_${fn}_order_by`);
           terms.push({
             expr: sql`(SELECT ${trusted(fn)}(${ident(targetAlias, col.name)}) ${from})`,
             direction: direction(dir),

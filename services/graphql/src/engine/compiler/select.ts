@@ -6,7 +6,7 @@
  */
 import { and, ident, join, type Sql, sql, trusted } from "@platform/core";
 import { type GraphQLField, type GraphQLObjectType, getNamedType, isObjectType } from "graphql";
-import { HasuraError, jsonPath } from "../errors.js";
+import { fieldNotFound, HasuraError, jsonPath } from "../errors.js";
 import type { TableModel } from "../model/types.js";
 import { fieldInfo } from "../schema/field-info.js";
 import { compileBoolExp, joinCondition, permissionFilter } from "./boolexp.js";
@@ -50,12 +50,7 @@ export function rowJson(
     }
     const def = type.getFields()[f.name];
     const info = def ? fieldInfo(def.extensions) : undefined;
-    if (!def || !info)
-      throw new HasuraError(
-        "validation-failed",
-        `field "${f.name}" not found in type: '${type.name}'`,
-        jsonPath([...path, "selectionSet", f.responseKey]),
-      );
+    if (!def || !info) throw fieldNotFound(f.name, `${type.name}`, jsonPath([...path, "selectionSet", f.responseKey]));
     const here = [...path, "selectionSet", f.responseKey];
     if (info.kind === "column") columns.push(sql`${ident(alias, info.column)} AS ${key}`);
     else if (info.kind === "object_rel" || info.kind === "array_rel" || info.kind === "array_rel_aggregate") {

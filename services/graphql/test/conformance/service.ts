@@ -1,0 +1,99 @@
+/**
+ * One fresh in-process service per test class: embedded PGlite in memory, or a new database on the
+ * server named by CONFORMANCE_DATABASE_URL / TEST_DATABASE_URL, created here and dropped on close.
+ * Requests go through Fastify's inject with a timeout so a stuck request cannot hang the run.
+ */
+import { randomBytes } from "node:crypto";
+import { createLogger } from "@platform/core";
+import type { FastifyInstance } from "fastify";
+import pg from "pg";
+import { readGraphqlConfig } from "../../src/config.js";
+import { createGraphql } from "../../src/server.js";
+
+export const SERVER_URL = (process.env.CONFORMANCE_DATABASE_URL ?? process.env.TEST_DATABASE_URL)?.trim() || undefined;
+export const REQUEST_TIMEOUT_MS = Number(process.env.CONFORMANCE_REQUEST_TIMEOUT_MS ?? 30_000);
+
+export interface Reply {
+  status: number;
+  body: unknown;
+  /** The raw text when the body is not JSON. */
+  raw?: string;
+}
+
+export interface Service {
+  post(url: string, payload: unknown, headers?: Record<string, string>): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+export class TimeoutError extends Error {}
+
+export function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+async function onServer(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+async function scratchDatabase(): Promise<{ url?: string; drop(): Promise<void> }> {
+  if (!SERVER_URL) return { drop: async () => {} };
+  const name = `hasura_conformance_${process.pid}_${randomBytes(4).toString("hex")}`;
+  await onServer(SERVER_URL, `CREATE DATABASE "${name}"`);
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => onServer(SERVER_URL, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
+}
+
+async function inject(app: FastifyInstance, url: string, payload: unknown, headers: Record<string, string>): Promise<Reply> {
+  const response = await app.inject({
+    method: "POST",
+    url,
+    payload: payload as Record<string, unknown>,
+    headers: { "content-type": "application/json", ...headers },
+  });
+  try {
+    return { status: response.statusCode, body: JSON.parse(response.body) };
+  } catch {
+    return { status: response.statusCode, body: response.body, raw: response.body };
+  }
+}
+
+export async function startService(): Promise<Service> {
+  const database = await scratchDatabase();
+  const config = readGraphqlConfig({
+    HASURA_GRAPHQL_DATA_DIR: "memory://",
+    HASURA_GRAPHQL_METADATA_POLL_INTERVAL_MS: "600000",
+    HASURA_GRAPHQL_PG_CONNECTIONS: "4",
+    HASURA_GRAPHQL_ENABLE_CONSOLE: "false",
+    // tests-py starts graphql-engine with --stringify-numeric-types.
+    HASURA_GRAPHQL_STRINGIFY_NUMERIC_TYPES: "true",
+    ...(database.url ? { HASURA_GRAPHQL_DATABASE_URL: database.url } : {}),
+  });
+  let service: Awaited<ReturnType<typeof createGraphql>>;
+  try {
+    service = await withTimeout(createGraphql(config, createLogger({ level: "silent" })), REQUEST_TIMEOUT_MS * 2, "service start");
+  } catch (error) {
+    await database.drop().catch(() => {});
+    throw error;
+  }
+  return {
+    post: (url, payload, headers = {}) => withTimeout(inject(service.app, url, payload, headers), REQUEST_TIMEOUT_MS, `POST ${url}`),
+    async close() {
+      await withTimeout(service.close(), 10_000, "service close").catch(() => {});
+      await withTimeout(database.drop(), 20_000, "drop database").catch(() => {});
+    },
+  };
+}
