@@ -50,6 +50,7 @@ function readSettings(env: Env) {
     migrationsDir: string("HASURA_GRAPHQL_MIGRATIONS_DIR"),
     metadataDir: string("HASURA_GRAPHQL_METADATA_DIR"),
     booleanNullCollapse: boolean("HASURA_GRAPHQL_V1_BOOLEAN_NULL_COLLAPSE", false),
+    stringifyNumeric: boolean("HASURA_GRAPHQL_STRINGIFY_NUMERIC_TYPES", false),
     poolSize: integer("HASURA_GRAPHQL_PG_CONNECTIONS", 50, { min: 1 }),
     metadataPollMs: integer("HASURA_GRAPHQL_METADATA_POLL_INTERVAL_MS", 1000, { min: 50 }),
     logLevel: oneOf(["HASURA_GRAPHQL_LOG_LEVEL", "LOG_LEVEL"], LOG_LEVELS, "info"),

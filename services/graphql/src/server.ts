@@ -25,7 +25,11 @@ export async function createGraphql(
     maxConnections: config.poolSize,
   });
   if (!config.databaseUrl) logger.info({ dataDir: config.dataDir }, "no HASURA_GRAPHQL_DATABASE_URL: using embedded PGlite");
-  const runtime = new GraphqlRuntime(db, { booleanNullCollapse: config.booleanNullCollapse }, logger);
+  const runtime = new GraphqlRuntime(
+    db,
+    { booleanNullCollapse: config.booleanNullCollapse, stringifyNumeric: config.stringifyNumeric },
+    logger,
+  );
   try {
     await runtime.init();
     if (config.migrationsDir) {

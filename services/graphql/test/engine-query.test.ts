@@ -149,6 +149,22 @@ describe.each(testBackends)("%s", (backend) => {
       expect(nested.data.author[0].articles_aggregate.aggregate.count).toBe(2);
     });
 
+    it("stringifies bigint and numeric values with HASURA_GRAPHQL_STRINGIFY_NUMERIC_TYPES", async () => {
+      const stringify = new Engine(db, buildModel(metadata(), await introspect(db)), {
+        booleanNullCollapse: false,
+        stringifyNumeric: true,
+      });
+      const body = JSON.parse(
+        await stringify.execute(
+          { query: `{ article(where: {id: {_eq: 1}}) { id rating } article_aggregate { aggregate { avg { rating } max { id } } } }` },
+          admin,
+        ),
+      );
+      expect(body.data.article).toEqual([{ id: 1, rating: "4.5" }]);
+      expect(typeof body.data.article_aggregate.aggregate.avg.rating).toBe("string");
+      expect(body.data.article_aggregate.aggregate.max.id).toBe(3);
+    });
+
     it("answers __typename and introspection", async () => {
       const typename = await run(`{ __typename author(limit: 1) { __typename id } }`);
       expect(typename.data).toEqual({ __typename: "query_root", author: [{ __typename: "author", id: 1 }] });

@@ -135,6 +135,15 @@ describe("GraphQL service over HTTP", () => {
     expect(exported.json().sources[0].tables[0].table).toEqual({ schema: "public", name: "note" });
   });
 
+  it("serves the legacy /v1alpha1/graphql with HTTP 400 for errors", async () => {
+    const ok = await post("/v1alpha1/graphql", { query: "{ note(limit: 1) { id } }" });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toEqual({ data: { note: [{ id: 1 }] } });
+    const bad = await post("/v1alpha1/graphql", { query: "{ nope }" });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().errors[0].extensions.code).toBe("validation-failed");
+  });
+
   it("answers batches with an array and sends CORS headers", async () => {
     const res = await app.inject({
       method: "POST",

@@ -49,6 +49,8 @@ export interface GraphQLRequest {
 
 export interface EngineOptions {
   booleanNullCollapse: boolean;
+  /** HASURA_GRAPHQL_STRINGIFY_NUMERIC_TYPES: bigint and numeric values (and numeric aggregates) as JSON strings. */
+  stringifyNumeric?: boolean;
 }
 
 class Lru<V> {

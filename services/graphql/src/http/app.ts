@@ -86,6 +86,12 @@ export function buildHttpApp(api: GraphqlApi, options: HttpOptions): FastifyInst
     return api.execute(body as Record<string, unknown>, session);
   };
   app.post("/v1/graphql", graphql);
+  // The legacy endpoint answers the same bodies, but with HTTP 400 when the response holds errors.
+  app.post("/v1alpha1/graphql", async (request, reply) => {
+    const body = await graphql(request, reply);
+    if (typeof body === "string" && body.startsWith('{"errors"')) reply.code(400);
+    return body;
+  });
 
   for (const endpoint of ["/v1/metadata", "/v2/query", "/v1/query"] as const) {
     app.post(endpoint, async (request) => {

@@ -15,7 +15,7 @@ export class CompileContext {
     readonly session: Session,
     readonly variables: Variables,
     readonly fragments: Fragments,
-    readonly options: { booleanNullCollapse: boolean },
+    readonly options: { booleanNullCollapse: boolean; stringifyNumeric?: boolean },
   ) {}
 
   /** A table alias unique within the statement. */

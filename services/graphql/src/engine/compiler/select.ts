@@ -52,7 +52,7 @@ export function rowJson(
     const info = def ? fieldInfo(def.extensions) : undefined;
     if (!def || !info) throw fieldNotFound(f.name, `${type.name}`, jsonPath([...path, "selectionSet", f.responseKey]));
     const here = [...path, "selectionSet", f.responseKey];
-    if (info.kind === "column") columns.push(sql`${ident(alias, info.column)} AS ${key}`);
+    if (info.kind === "column") columns.push(sql`${columnValue(ctx, table, alias, info.column)} AS ${key}`);
     else if (info.kind === "object_rel" || info.kind === "array_rel" || info.kind === "array_rel_aggregate") {
       const rel = table.relationships.get(info.rel);
       if (!rel) throw new HasuraError("unexpected", `relationship ${info.rel} missing`);
@@ -206,9 +206,27 @@ function aggregateFields(ctx: CompileContext, table: TableModel, alias: string, 
         continue;
       }
       const colInfo = fieldInfo(opType.getFields()[c.name]?.extensions);
-      if (colInfo?.kind === "column") inner.push(sql`${c.responseKey}::text, ${trusted(info.op)}(${ident(alias, colInfo.column)})`);
+      if (colInfo?.kind === "column")
+        inner.push(sql`${c.responseKey}::text, ${aggregateValue(ctx, table, alias, info.op, colInfo.column)}`);
     }
     pairs.push(sql`${f.responseKey}::text, json_build_object(${join(inner)})`);
   }
   return sql`json_build_object(${join(pairs)})`;
+}
+
+const BIG_NUMERIC = new Set(["int8", "numeric"]);
+const EXACT_INPUT = new Set(["int2", "int4", "int8", "numeric"]);
+
+/** A column's value for the JSON row; bigint and numeric become strings when so configured. */
+function columnValue(ctx: CompileContext, table: TableModel, alias: string, column: string): Sql {
+  const type = table.columnByName.get(column)?.pgType ?? "";
+  return ctx.options.stringifyNumeric && BIG_NUMERIC.has(type) ? sql`${ident(alias, column)}::text` : sql`${ident(alias, column)}`;
+}
+
+/** An aggregate over a column; results PostgreSQL computes as bigint/numeric become strings when so configured. */
+function aggregateValue(ctx: CompileContext, table: TableModel, alias: string, op: string, column: string): Sql {
+  const value = sql`${trusted(op)}(${ident(alias, column)})`;
+  const type = table.columnByName.get(column)?.pgType ?? "";
+  const exact = op === "max" || op === "min" ? BIG_NUMERIC.has(type) : EXACT_INPUT.has(type);
+  return ctx.options.stringifyNumeric && exact ? sql`${value}::text` : value;
 }
