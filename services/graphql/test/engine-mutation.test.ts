@@ -91,6 +91,20 @@ describe.each(testBackends)("%s", (backend) => {
       expect(body).toEqual({ data: { insert_article_one: { title: "t", author: { name: "Zed" } } } });
     });
 
+    it("refuses a key given both directly and through a nested relationship, at the input's path", async () => {
+      const child = await run(
+        `mutation { insert_author(objects: [{name: "Ann", articles: {data: [{title: "x", author_id: 1}]}}]) { affected_rows } }`,
+      );
+      expect(child.errors[0]).toEqual({
+        message: 'cannot insert "author_id" columns as their values are already being determined by parent insert',
+        extensions: { path: "$.selectionSet.insert_author.args.objects[0].articles.data[0]", code: "validation-failed" },
+      });
+      const parent = await run(
+        `mutation { insert_article(objects: [{title: "x", author_id: 1, author: {data: {name: "Bo"}}}]) { affected_rows } }`,
+      );
+      expect(parent.errors[0].extensions.path).toBe("$.selectionSet.insert_article.args.objects[0].author");
+    });
+
     it("upserts on a constraint, or does nothing with no update columns", async () => {
       await run(`mutation { insert_author(objects: [{name: "Ann", owner: "a"}]) { affected_rows } }`);
       const upsert = await run(

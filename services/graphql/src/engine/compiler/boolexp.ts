@@ -104,7 +104,8 @@ function relationshipExp(
   const target = ctx.table(rel.target);
   const targetAlias = ctx.alias();
   const joinOn = joinCondition(rel, alias, targetAlias);
-  const permission = permissionFilter(ctx, target, targetAlias);
+  // Permission rules are evaluated with full access to the related table; user filters see only what the role may read.
+  const permission = source === "permission" ? sql`true` : permissionFilter(ctx, target, targetAlias);
   const nested = compileBoolExp(ctx, target, targetAlias, value, source);
   return sql`EXISTS (SELECT 1 FROM ${ident(target.schema, target.name)} AS ${ident(targetAlias)} WHERE ${and([joinOn, permission, nested])})`;
 }

@@ -52,24 +52,44 @@ async function insertOne(
   input: Record<string, unknown>,
   forced: Map<string, unknown>,
   onConflict: Record<string, unknown> | undefined,
-  path: string,
+  path: Path,
 ): Promise<{ row: Record<string, unknown> | null; written: Written }> {
   const access = requireAccess(insertAccess(table, ctx.session.role), "insert", table);
   const values = new Map<string, Sql>();
   const written: Written = { ctids: [], affected: 0 };
   for (const [key, value] of Object.entries(input)) {
     const rel = table.relationships.get(key);
-    if (rel?.kind !== "object") continue;
+    if (rel?.kind !== "object" || rel.insertAfter || value === null) continue;
     const spec = value as { data: Record<string, unknown>; on_conflict?: Record<string, unknown> };
-    const parent = await insertOne(ctx, tx, ctx.table(rel.target), spec.data, new Map(), spec.on_conflict, path);
+    for (const [local] of rel.mapping) {
+      const column = table.columnByName.get(local);
+      if (column && column.field in input) {
+        throw new HasuraError(
+          "validation-failed",
+          `cannot insert object relationship "${rel.name}" as "${column.field}" column values are already determined`,
+          jsonPath([...path, rel.name]),
+        );
+      }
+    }
+    const parent = await insertOne(ctx, tx, ctx.table(rel.target), spec.data, new Map(), spec.on_conflict, [...path, rel.name, "data"]);
     written.affected += parent.written.affected;
     for (const [local, remote] of rel.mapping) values.set(local, literal(parent.row?.[remote] ?? null));
   }
   for (const [key, value] of Object.entries(input)) {
     const column = table.columnByField.get(key);
-    if (column) values.set(column.name, literal(value));
+    if (column && !values.has(column.name)) values.set(column.name, literal(value));
   }
-  for (const [name, value] of forced) values.set(name, literal(value));
+  for (const [name, value] of forced) {
+    const field = table.columnByName.get(name)?.field ?? name;
+    if (field in input) {
+      throw new HasuraError(
+        "validation-failed",
+        `cannot insert "${field}" columns as their values are already being determined by parent insert`,
+        jsonPath(path),
+      );
+    }
+    values.set(name, literal(value));
+  }
   for (const [name, value] of Object.entries(access.presets)) {
     const column = table.columnByName.get(name);
     if (column) values.set(name, presetValue(ctx, column, value));
@@ -85,7 +105,7 @@ async function insertOne(
   const { rows } = await tx.query<Record<string, unknown>>(
     sql`INSERT INTO ${target} ${body}${conflict} RETURNING ${ident(alias)}.*, ${ident(alias)}.ctid::text AS "__ctid", (${check}) AS "__check"`,
   );
-  await checked(rows, path);
+  await checked(rows, jsonPath(path.slice(0, path.lastIndexOf("args") + 2)));
   const row = rows[0] ?? null;
   if (row) {
     written.ctids.push(String(row.__ctid));
@@ -93,11 +113,13 @@ async function insertOne(
   }
   for (const [key, value] of Object.entries(input)) {
     const rel = table.relationships.get(key);
-    if (rel?.kind !== "array" || !row) continue;
-    const spec = value as { data: Array<Record<string, unknown>>; on_conflict?: Record<string, unknown> };
+    if (!rel?.insertAfter || !row || value === null) continue;
+    const spec = value as { data: Array<Record<string, unknown>> | Record<string, unknown>; on_conflict?: Record<string, unknown> };
     const fk = new Map(rel.mapping.map(([local, remote]) => [remote, row[local]]));
-    for (const child of asList(spec.data) as Array<Record<string, unknown>>) {
-      const inserted = await insertOne(ctx, tx, ctx.table(rel.target), child, fk, spec.on_conflict, path);
+    const children = asList(spec.data) as Array<Record<string, unknown>>;
+    for (const [i, child] of children.entries()) {
+      const childPath = Array.isArray(spec.data) ? [...path, rel.name, "data", i] : [...path, rel.name, "data"];
+      const inserted = await insertOne(ctx, tx, ctx.table(rel.target), child, fk, spec.on_conflict, childPath);
       written.affected += inserted.written.affected;
     }
   }
@@ -256,10 +278,10 @@ export async function runMutationField(
   const type = objectType(def);
   if (kind === "insert" || kind === "insert_one") {
     const objects = kind === "insert" ? (asList(args.objects) as Array<Record<string, unknown>>) : [args.object as Record<string, unknown>];
-    const argPath = jsonPath([...path, "args", kind === "insert" ? "objects" : "object"]);
     const written: Written = { ctids: [], affected: 0 };
-    for (const object of objects) {
-      const one = await insertOne(ctx, tx, table, object, new Map(), args.on_conflict as Record<string, unknown> | undefined, argPath);
+    for (const [i, object] of objects.entries()) {
+      const objectPath = kind === "insert" ? [...path, "args", "objects", i] : [...path, "args", "object"];
+      const one = await insertOne(ctx, tx, table, object, new Map(), args.on_conflict as Record<string, unknown> | undefined, objectPath);
       written.ctids.push(...one.written.ctids.slice(0, 1));
       written.affected += one.written.affected;
     }

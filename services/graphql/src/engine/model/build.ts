@@ -116,7 +116,7 @@ function addRelationship(
 ): void {
   const resolved = resolveMapping(table, pg, rel, catalog);
   if (!resolved || !tables.has(resolved.target)) return;
-  const model: RelationshipModel = { name: rel.name, kind, ...resolved };
+  const model: RelationshipModel = { name: rel.name, kind, insertAfter: kind === "array", ...resolved };
   table.relationships.set(rel.name, model);
 }
 
@@ -125,7 +125,7 @@ function resolveMapping(
   pg: PgTable,
   rel: ObjectRelationship | ArrayRelationship,
   catalog: PgCatalog,
-): Omit<RelationshipModel, "name" | "kind"> | null {
+): (Omit<RelationshipModel, "name" | "kind" | "insertAfter"> & { insertAfter?: boolean }) | null {
   const using = rel.using;
   if (using.manual_configuration) {
     const remote = qualified(using.manual_configuration.remote_table);
@@ -133,6 +133,7 @@ function resolveMapping(
       target: tableKey(remote.schema, remote.name),
       mapping: Object.entries(using.manual_configuration.column_mapping),
       nullable: true,
+      ...(using.manual_configuration.insertion_order === "after_parent" ? { insertAfter: true } : {}),
     };
   }
   const fkOn = using.foreign_key_constraint_on;
@@ -158,6 +159,8 @@ function resolveMapping(
     target: tableKey(remote.schema, remote.name),
     mapping: fk.refColumns.map((c, i) => [c, fk.columns[i] as string]),
     nullable: true,
+    // The other table holds the key: its row is written after this one.
+    insertAfter: true,
   };
 }
 

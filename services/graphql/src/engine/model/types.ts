@@ -26,6 +26,8 @@ export interface RelationshipModel {
   mapping: Array<[string, string]>;
   /** Object relationships on NOT NULL local FK columns are non-null in GraphQL. */
   nullable: boolean;
+  /** Nested inserts write the related row after this one (the key is on the other side). */
+  insertAfter: boolean;
 }
 
 export interface RootFieldNames {
