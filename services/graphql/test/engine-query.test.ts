@@ -156,12 +156,16 @@ describe.each(testBackends)("%s", (backend) => {
       });
       const body = JSON.parse(
         await stringify.execute(
-          { query: `{ article(where: {id: {_eq: 1}}) { id rating } article_aggregate { aggregate { avg { rating } max { id } } } }` },
+          {
+            query: `{ article(where: {id: {_eq: 1}}) { id rating } article_aggregate { aggregate { avg { rating } sum { rating } max { id } } } }`,
+          },
           admin,
         ),
       );
       expect(body.data.article).toEqual([{ id: 1, rating: "4.5" }]);
-      expect(typeof body.data.article_aggregate.aggregate.avg.rating).toBe("string");
+      // Statistical aggregates are Float in Hasura's schema: numbers even when numerics are stringified.
+      expect(body.data.article_aggregate.aggregate.avg.rating).toBeCloseTo(12.5 / 3);
+      expect(body.data.article_aggregate.aggregate.sum.rating).toBe("12.5");
       expect(body.data.article_aggregate.aggregate.max.id).toBe(3);
     });
 

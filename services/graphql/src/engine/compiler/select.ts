@@ -85,7 +85,15 @@ interface Source {
 }
 
 /** The filtered, ordered, paged rows of a table as a sub-select, shared by lists and aggregates. */
-function rowSource(ctx: CompileContext, table: TableModel, args: Record<string, unknown>, parent: Parent | null, path: Path): Source {
+function rowSource(
+  ctx: CompileContext,
+  table: TableModel,
+  args: Record<string, unknown>,
+  parent: Parent | null,
+  path: Path,
+  /** Hasura applies a select permission's row limit to row lists, not to aggregates. */
+  permissionLimit = true,
+): Source {
   const access = ctx.access(table);
   const alias = ctx.alias();
   const argsPath = jsonPath([...path, "args"]);
@@ -107,7 +115,17 @@ function rowSource(ctx: CompileContext, table: TableModel, args: Record<string, 
       throw new HasuraError("validation-failed", `"distinct_on" columns must match initial "order_by" columns`, argsPath);
     }
   }
-  const limits = [args.limit, access.limit].filter((v): v is number => typeof v === "number");
+  for (const name of ["limit", "offset"] as const) {
+    const value = args[name];
+    if (typeof value === "number" && value < 0) {
+      throw new HasuraError(
+        "validation-failed",
+        "expected a non-negative 32-bit integer for type 'Int', but found an integer",
+        jsonPath([...path, "args", name]),
+      );
+    }
+  }
+  const limits = [args.limit, permissionLimit ? access.limit : null].filter((v): v is number => typeof v === "number");
   const limit = limits.length > 0 ? sql` LIMIT ${Math.min(...limits)}` : sql``;
   const offset = args.offset !== undefined && args.offset !== null ? sql` OFFSET ${args.offset}` : sql``;
   const orderColumns = terms.map((t, i) => sql`, ${t.expr} AS ${ident(`__o${i}`)}`);
@@ -158,7 +176,7 @@ export function aggregateJson(
   parent: Parent | null,
   path: Path,
 ): Sql {
-  const source = rowSource(ctx, table, args, parent, path);
+  const source = rowSource(ctx, table, args, parent, path, false);
   const pairs: Sql[] = [];
   for (const f of fields) {
     const here = [...path, "selectionSet", f.responseKey];
@@ -215,7 +233,6 @@ function aggregateFields(ctx: CompileContext, table: TableModel, alias: string, 
 }
 
 const BIG_NUMERIC = new Set(["int8", "numeric"]);
-const EXACT_INPUT = new Set(["int2", "int4", "int8", "numeric"]);
 
 /** A column's value for the JSON row; bigint and numeric become strings when so configured. */
 function columnValue(ctx: CompileContext, table: TableModel, alias: string, column: string): Sql {
@@ -223,10 +240,13 @@ function columnValue(ctx: CompileContext, table: TableModel, alias: string, colu
   return ctx.options.stringifyNumeric && BIG_NUMERIC.has(type) ? sql`${ident(alias, column)}::text` : sql`${ident(alias, column)}`;
 }
 
-/** An aggregate over a column; results PostgreSQL computes as bigint/numeric become strings when so configured. */
+/** Aggregates Hasura types as Float: PostgreSQL's numeric results are cast so they print as JSON floats. */
+const FLOAT_AGGREGATES = new Set(["avg", "stddev", "stddev_pop", "stddev_samp", "var_pop", "var_samp", "variance"]);
+
+/** An aggregate over a column: statistical ones as float8; sum/max/min keep the column's type (a string for bigint/numeric when so configured). */
 function aggregateValue(ctx: CompileContext, table: TableModel, alias: string, op: string, column: string): Sql {
   const value = sql`${trusted(op)}(${ident(alias, column)})`;
+  if (FLOAT_AGGREGATES.has(op)) return sql`${value}::float8`;
   const type = table.columnByName.get(column)?.pgType ?? "";
-  const exact = op === "max" || op === "min" ? BIG_NUMERIC.has(type) : EXACT_INPUT.has(type);
-  return ctx.options.stringifyNumeric && exact ? sql`${value}::text` : value;
+  return ctx.options.stringifyNumeric && BIG_NUMERIC.has(type) ? sql`${value}::text` : value;
 }
