@@ -129,6 +129,25 @@ describe.each(testBackends)("%s", (backend) => {
       });
     });
 
+    it("reports unknown operators and directives in Hasura's words, at the argument's path", async () => {
+      const op = await run(`{ author(where: {name: {_ne: "x"}}) { id } }`);
+      expect(op.errors[0]).toEqual({
+        message: "field '_ne' not found in type: 'String_comparison_exp'",
+        extensions: { path: "$.selectionSet.author.args.where.name._ne", code: "validation-failed" },
+      });
+      const directive = await run(`{ author { id @exclude } }`);
+      expect(directive.errors[0].message).toBe('directive "exclude" is not defined in the schema');
+      const negative = await run(`{ author(limit: -1) { id } }`);
+      expect(negative.errors[0].extensions).toEqual({ path: "$.selectionSet.author.args.limit", code: "validation-failed" });
+    });
+
+    it("compares jsonb with JSON values, a string being a JSON string", async () => {
+      const body = await run(`query ($v: jsonb) { author(where: {bio: {_contains: $v}}) { name } }`, admin, { v: { tags: ["a"] } });
+      expect(body.data.author).toEqual([{ name: "Alice" }]);
+      const text = await run(`query ($v: jsonb) { author(where: {bio: {_eq: $v}}) { name } }`, admin, { v: "en" });
+      expect(text).toEqual({ data: { author: [] } });
+    });
+
     it("fetches by primary key, null when absent, with variables", async () => {
       const query = `query ($id: Int!) { author_by_pk(id: $id) { name } }`;
       expect((await run(query, admin, { id: 2 })).data).toEqual({ author_by_pk: { name: "Bob" } });

@@ -122,8 +122,21 @@ export function permissionFilter(ctx: CompileContext, table: TableModel, alias: 
 
 function operand(ctx: CompileContext, column: ColumnModel, value: unknown, source: ExpSource): Sql {
   if (source === "permission" && isSessionVariable(value)) return sql`${ctx.sessionValue(value)}::${typeName(column)}`;
+  return jsonAware(column.pgType, value);
+}
+
+/** A bound value; for json/jsonb columns every GraphQL value, a string too, is JSON (`"x"` is the JSON string). */
+export function jsonAware(pgType: string, value: unknown): Sql {
+  if (pgType === "json" || pgType === "jsonb") return sql`${JSON.stringify(value)}`;
   if (value !== null && typeof value === "object") return sql`${JSON.stringify(value)}`;
   return sql`${value}`;
+}
+
+/** A text (or text[]) operand of the jsonb key operators; a session variable holds a Postgres array literal. */
+function keyOperand(ctx: CompileContext, value: unknown, source: ExpSource, array: boolean): Sql {
+  if (source === "permission" && isSessionVariable(value))
+    return array ? sql`${ctx.sessionValue(value)}::text[]` : sql`${ctx.sessionValue(value)}::text`;
+  return array ? sql`${asList(value).map(String)}::text[]` : sql`${String(value)}::text`;
 }
 
 function typeName(column: ColumnModel): Sql {
@@ -145,8 +158,9 @@ function columnExp(ctx: CompileContext, table: TableModel, alias: string, column
     }
     if (key === "_is_null") parts.push(operandValue ? sql`${target} IS NULL` : sql`${target} IS NOT NULL`);
     else if (key === "_in" || key === "_nin") parts.push(inList(ctx, target, column, key === "_nin", operandValue, source));
+    else if (key === "_has_key") parts.push(sql`${target}${op("?")}${keyOperand(ctx, operandValue, source, false)}`);
     else if (key === "_has_keys_any" || key === "_has_keys_all") {
-      parts.push(sql`${target}${op(SIMPLE[key] as string)}${sql`${asList(operandValue).map(String)}`}::text[]`);
+      parts.push(sql`${target}${op(SIMPLE[key] as string)}${keyOperand(ctx, operandValue, source, true)}`);
     } else if (key === "_contains" || key === "_contained_in") {
       parts.push(sql`${target}${op(SIMPLE[key] as string)}${operand(ctx, column, operandValue, source)}::jsonb`);
     } else if (key in COLUMN_COMPARE) {

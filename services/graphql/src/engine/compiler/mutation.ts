@@ -10,7 +10,7 @@ import { HasuraError, jsonPath } from "../errors.js";
 import { deleteAccess, insertAccess, updateAccess, type WriteAccess } from "../model/access.js";
 import type { ColumnModel, TableModel } from "../model/types.js";
 import { fieldInfo, type MutationKind } from "../schema/field-info.js";
-import { compileBoolExp, permissionFilter } from "./boolexp.js";
+import { compileBoolExp, jsonAware, permissionFilter } from "./boolexp.js";
 import { type CompileContext, isSessionVariable } from "./context.js";
 import { type Collected, collectFields } from "./fields.js";
 import { type Path, rowJson } from "./select.js";
@@ -77,7 +77,7 @@ async function insertOne(
   }
   for (const [key, value] of Object.entries(input)) {
     const column = table.columnByField.get(key);
-    if (column && !values.has(column.name)) values.set(column.name, literal(value));
+    if (column && !values.has(column.name)) values.set(column.name, jsonAware(column.pgType, value));
   }
   for (const [name, value] of forced) {
     const field = table.columnByName.get(name)?.field ?? name;
@@ -164,7 +164,7 @@ function setExpression(alias: string, column: ColumnModel, operator: string, val
     case "_delete_at_path":
       return sql`${current} #- ${`{${(asList(value) as string[]).map((p) => `"${String(p).replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`).join(",")}}`}::text[]`;
     default:
-      return literal(value);
+      return jsonAware(column.pgType, value);
   }
 }
 
