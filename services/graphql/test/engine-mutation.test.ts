@@ -11,11 +11,13 @@ import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.
 const SCHEMA = `
 CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL UNIQUE, owner text);
 CREATE TABLE article (id serial PRIMARY KEY, title text NOT NULL, author_id int NOT NULL REFERENCES author(id), views int NOT NULL DEFAULT 0, meta jsonb NOT NULL DEFAULT '{}');
+CREATE VIEW author_name AS SELECT DISTINCT name FROM author;
 `;
 
 function metadata(): Metadata {
   const m = emptyMetadata();
   (m.sources[0] as Metadata["sources"][number]).tables = [
+    { table: { schema: "public", name: "author_name" } },
     {
       table: { schema: "public", name: "author" },
       array_relationships: [
@@ -103,6 +105,13 @@ describe.each(testBackends)("%s", (backend) => {
         `mutation { insert_article(objects: [{title: "x", author_id: 1, author: {data: {name: "Bo"}}}]) { affected_rows } }`,
       );
       expect(parent.errors[0].extensions.path).toBe("$.selectionSet.insert_article.args.objects[0].author");
+    });
+
+    it("offers no mutations on a view PostgreSQL cannot write to", async () => {
+      const body = await run(`{ __type(name: "mutation_root") { fields { name } } }`);
+      const names = body.data.__type.fields.map((f: { name: string }) => f.name);
+      expect(names).toContain("insert_author");
+      expect(names.filter((n: string) => n.includes("author_name"))).toEqual([]);
     });
 
     it("upserts on a constraint, or does nothing with no update columns", async () => {

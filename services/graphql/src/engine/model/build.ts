@@ -75,6 +75,7 @@ export function buildModel(metadata: Metadata, catalog: PgCatalog, sourceName = 
       primaryKey: pg.primaryKey?.columns ?? null,
       uniqueConstraints: pg.uniqueConstraints,
       isEnum: meta.is_enum === true,
+      mutable: { insert: pg.insertable, update: pg.updatable, delete: pg.deletable },
       enumValues: catalog.enumValues.get(tableKey(pg.schema, pg.name)) ?? [],
       rootFields: rootFieldNames(typeName, meta.configuration),
       permissions: perms,

@@ -64,6 +64,8 @@ export interface TableModel {
   primaryKey: string[] | null;
   uniqueConstraints: Array<{ name: string; columns: string[] }>;
   isEnum: boolean;
+  /** Whether PostgreSQL accepts INSERT / UPDATE / DELETE on it (views only when auto-updatable or with triggers). */
+  mutable: { insert: boolean; update: boolean; delete: boolean };
   enumValues: Array<{ value: string; description: string | null }>;
   rootFields: RootFieldNames;
   permissions: Permissions;

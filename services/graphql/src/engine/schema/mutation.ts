@@ -32,7 +32,7 @@ export function mutationFields(b: RoleSchemaBuilder): GraphQLFieldConfigMap<unkn
     const names = table.rootFields;
     const canSelect = selectable(b, table);
     const ins = insertAccess(table, b.role);
-    if (visible(ins, b.backendOnly) && ins.columns.length + Object.keys(ins.presets).length > 0) {
+    if (table.mutable.insert && visible(ins, b.backendOnly) && ins.columns.length + Object.keys(ins.presets).length > 0) {
       const onConflict: GraphQLFieldConfigArgumentMap =
         visible(updateAccess(table, b.role), b.backendOnly) && table.uniqueConstraints.length > 0
           ? { on_conflict: { type: onConflictType(b, table) } }
@@ -53,7 +53,7 @@ export function mutationFields(b: RoleSchemaBuilder): GraphQLFieldConfigMap<unkn
       }
     }
     const upd = updateAccess(table, b.role);
-    if (visible(upd, b.backendOnly) && (upd.columns.length > 0 || Object.keys(upd.presets).length > 0)) {
+    if (table.mutable.update && visible(upd, b.backendOnly) && (upd.columns.length > 0 || Object.keys(upd.presets).length > 0)) {
       const ops = updateOperatorArgs(b, table, upd);
       fields[names.update] = {
         type: responseType(b, table),
@@ -80,7 +80,7 @@ export function mutationFields(b: RoleSchemaBuilder): GraphQLFieldConfigMap<unkn
       };
     }
     const del = deleteAccess(table, b.role);
-    if (visible(del, b.backendOnly)) {
+    if (table.mutable.delete && visible(del, b.backendOnly)) {
       fields[names.delete] = {
         type: responseType(b, table),
         description: `delete data from the table: "${table.name}"`,
