@@ -17,7 +17,9 @@ function pathOf(document: DocumentNode, target: ASTNode | undefined): string {
         if (field === target) found = here;
         else walkValue(field.value, here);
       }
-    } else if (value.kind === Kind.LIST) value.values.forEach((v, i) => walkValue(v, [...prefix, i]));
+    } else if (value.kind === Kind.LIST) {
+      for (const [i, v] of value.values.entries()) walkValue(v, [...prefix, i]);
+    }
   };
   const walk = (set: SelectionSetNode | undefined, prefix: Segments): void => {
     for (const s of set?.selections ?? []) {

@@ -1,7 +1,5 @@
 /** Console summary (per folder, totals, each failure with a compact diff) and results.json. */
-import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { compact, firstErrorMessage } from "./compare.js";
 import { shortName } from "./fixtures.js";
 import type { CaseResult } from "./types.js";
