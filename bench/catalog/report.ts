@@ -1,6 +1,5 @@
 /** The benchmark's verdict: a table on stdout, targets with PASS/FAIL, and the same as JSON. */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { printTable, printTargets, writeJson } from "../common/report.js";
 import type { Dataset } from "./dataset.js";
 import type { LoadResult } from "./load.js";
 import type { RawResult } from "./raw-sql.js";
@@ -75,24 +74,9 @@ export function printReport(report: Report): void {
   const mb = (value: number | null) => (value === null ? "-" : `${value.toFixed(0)} MB`);
   console.log(`\nservice RSS: after warm-up ${mb(memory.afterWarmupMb)}, at end ${mb(memory.endMb)}, max ${mb(memory.maxMb)}`);
   if (report.serviceError) console.log(`\nservice not measured: ${report.serviceError}`);
-  console.log("\ntargets:");
-  printTable(
-    ["target", "limit", "measured", "result"],
-    report.targets.map((t) => [t.name, t.limit, t.value, t.pass ? "PASS" : "FAIL"]),
-  );
-  console.log(`\noverall: ${report.pass ? "PASS" : "FAIL"}`);
+  printTargets(report.targets, report.pass);
 }
 
 export function writeReport(path: string, report: Report): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
-}
-
-function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? "").length)));
-  const line = (cells: string[]) =>
-    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  ");
-  console.log(line(header));
-  console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  for (const row of rows) console.log(line(row));
+  writeJson(path, report);
 }

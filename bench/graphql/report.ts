@@ -1,7 +1,6 @@
 /** The GraphQL benchmark's verdict: the load table, the ratios, targets with PASS/FAIL, and JSON. */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 import type { LoadResult } from "../catalog/load.js";
+import { printTable, printTargets, writeJson } from "../common/report.js";
 import type { CpuPerRequest } from "./cpu.js";
 import type { Dataset } from "./dataset.js";
 import type { SchemaBuildResult } from "./schema-build.js";
@@ -150,24 +149,9 @@ export function printReport(report: Report): void {
     );
   }
   for (const { name, error } of Object.values(report.load)) if (error) console.log(`\n${name} not measured: ${error}`);
-  console.log("\ntargets:");
-  printTable(
-    ["target", "limit", "measured", "result"],
-    report.targets.map((t) => [t.name, t.limit, t.value, t.pass ? "PASS" : "FAIL"]),
-  );
-  console.log(`\noverall: ${report.pass ? "PASS" : "FAIL"}`);
+  printTargets(report.targets, report.pass);
 }
 
 export function writeReport(path: string, report: Report): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
-}
-
-function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => (row[i] ?? "").length)));
-  const line = (cells: string[]) =>
-    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  ");
-  console.log(line(header));
-  console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  for (const row of rows) console.log(line(row));
+  writeJson(path, report);
 }
