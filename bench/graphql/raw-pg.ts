@@ -4,8 +4,7 @@
  * in-process on a recording database handle (one per variable set: same text, other values),
  * then replayed from a pool with as many concurrent queries as the HTTP load has connections.
  */
-import { createHash } from "node:crypto";
-import { type Compiled, compile, type Database, openDatabase } from "@platform/core";
+import { type Compiled, compile, type Database, openDatabase, Sql, statementName } from "@platform/core";
 import pg from "pg";
 import type { LoadResult } from "../catalog/load.js";
 import { type CpuPerRequest, startCpuMeter } from "./cpu.js";
@@ -30,7 +29,7 @@ export async function captureEngineSql(
     const recording: Database = {
       ...db,
       query: (statement, options) => {
-        last = compile(statement, "postgres");
+        last = statement instanceof Sql ? compile(statement, "postgres") : statement;
         return db.query(statement, options);
       },
     };
@@ -57,7 +56,7 @@ export async function runOnce(pool: pg.Pool, statement: Compiled): Promise<strin
 
 /** Named like the engine names it, so the server keeps one prepared plan per connection here as well. */
 function named(statement: Compiled): pg.QueryConfig {
-  return { name: `p_${createHash("sha1").update(statement.text).digest("base64url")}`, text: statement.text, values: statement.values };
+  return { name: statementName(statement.text), text: statement.text, values: statement.values };
 }
 
 function percentile(sorted: Float64Array, p: number): number {

@@ -1,9 +1,12 @@
 import { mkdirSync } from "node:fs";
 import { openPostgres } from "./pg.js";
+
+export { statementName } from "./pg.js";
+
 import { openPglite } from "./pglite.js";
 import type { Database, DatabaseOptions } from "./types.js";
 
-export type { Database, DatabaseOptions, Queryable, QueryResult } from "./types.js";
+export type { Database, DatabaseOptions, Queryable, QueryOptions, QueryResult } from "./types.js";
 
 /** Opens a PostgreSQL server when a URL is given, otherwise the embedded PGlite engine. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
-import { compile, type Sql } from "../sql.js";
+import { type Compiled, compile, Sql } from "../sql.js";
 import type { Database, Queryable, QueryOptions, QueryResult } from "./types.js";
 import { textParsers } from "./types-parsing.js";
 
@@ -12,11 +12,16 @@ const types = {
   },
 } as unknown as pg.CustomTypesConfig;
 
+/** A prepared statement's name: a hash of its text, so equal statements share one server-side plan. */
+export function statementName(text: string): string {
+  return `p_${createHash("sha1").update(text).digest("base64url")}`;
+}
+
 function queryable(client: pg.Pool | pg.PoolClient): Queryable {
   return {
-    async query<T>(statement: Sql, options?: QueryOptions): Promise<QueryResult<T>> {
-      const { text, values } = compile(statement, "postgres");
-      const name = options?.prepare ? `p_${createHash("sha1").update(text).digest("base64url")}` : undefined;
+    async query<T>(statement: Sql | Compiled, options?: QueryOptions): Promise<QueryResult<T>> {
+      const { text, values } = statement instanceof Sql ? compile(statement, "postgres") : statement;
+      const name = options?.name ?? (options?.prepare ? statementName(text) : undefined);
       const result = await client.query({ text, values, types, ...(name ? { name } : {}) });
       return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
     },

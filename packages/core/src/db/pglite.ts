@@ -1,14 +1,14 @@
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { citext } from "@electric-sql/pglite/contrib/citext";
 import { ltree } from "@electric-sql/pglite/contrib/ltree";
-import { compile, type Sql } from "../sql.js";
+import { type Compiled, compile, Sql } from "../sql.js";
 import type { Database, Queryable, QueryResult } from "./types.js";
 import { textParsers } from "./types-parsing.js";
 
 function queryable(engine: PGlite | Transaction): Queryable {
   return {
-    async query<T>(statement: Sql): Promise<QueryResult<T>> {
-      const { text, values } = compile(statement, "postgres");
+    async query<T>(statement: Sql | Compiled): Promise<QueryResult<T>> {
+      const { text, values } = statement instanceof Sql ? compile(statement, "postgres") : statement;
       const result = await engine.query<T>(text, values, { parsers: textParsers });
       // `affectedRows` is 0 for a SELECT; the command tag's count matches what pg reports.
       return { rows: result.rows, rowCount: result.rowCount ?? result.affectedRows ?? result.rows.length };

@@ -1,4 +1,4 @@
-import type { Sql } from "../sql.js";
+import type { Compiled, Sql } from "../sql.js";
 
 export interface QueryResult<T> {
   rows: T[];
@@ -7,15 +7,18 @@ export interface QueryResult<T> {
 
 export interface QueryOptions {
   prepare?: boolean;
+  /** The prepared statement's name when the caller already has one (a cached plan); implies `prepare`. */
+  name?: string;
 }
 
 /** Something that runs statements: the database itself or one transaction on it. */
 export interface Queryable {
   /**
    * Runs one statement. With `prepare`, a server keeps it as a named prepared statement (named
-   * after a hash of its text), so repeats skip parsing and planning; PGlite ignores it.
+   * after a hash of its text), so repeats skip parsing and planning; PGlite ignores it. A
+   * `Compiled` statement (text and values rendered once, for PostgreSQL) is run as it is.
    */
-  query<T = Record<string, unknown>>(statement: Sql, options?: QueryOptions): Promise<QueryResult<T>>;
+  query<T = Record<string, unknown>>(statement: Sql | Compiled, options?: QueryOptions): Promise<QueryResult<T>>;
   /** Runs raw SQL text with several statements and no parameters (migrations, fixtures). */
   exec(script: string): Promise<void>;
 }

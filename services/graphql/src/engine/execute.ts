@@ -5,12 +5,13 @@
  * whose JSON text is spliced into the response without being parsed in JS. Introspection
  * goes through graphql-js on the role's schema.
  */
-import { type Database, ident, join, type Sql, sql } from "@platform/core";
+import { type Compiled, compile, type Database, ident, join, type Sql, sql, statementName } from "@platform/core";
 import {
   type DocumentNode,
   execute as executeGraphql,
   type FragmentDefinitionNode,
   GraphQLError,
+  type GraphQLInputType,
   type GraphQLObjectType,
   type GraphQLSchema,
   getNamedType,
@@ -21,6 +22,7 @@ import {
   type OperationDefinitionNode,
   parse,
   specifiedRules,
+  typeFromAST,
   validate,
   valueFromASTUntyped,
 } from "graphql";
@@ -29,6 +31,7 @@ import { CompileContext } from "./compiler/context.js";
 import { type Collected, collectFields, type Fragments } from "./compiler/fields.js";
 import { runMutationField } from "./compiler/mutation.js";
 import { aggregateJson, byPkJson, listJson } from "./compiler/select.js";
+import { resolveParams, type SlotInput, slotVariables } from "./compiler/slot.js";
 import { argumentValues, type Variables } from "./compiler/values.js";
 import { fieldNotFound, HasuraError, jsonPath } from "./errors.js";
 import type { Model } from "./model/types.js";
@@ -70,6 +73,29 @@ class Lru<V> {
   }
 }
 
+/** A compiled query: one statement (absent when only __typename is asked) and how its columns fill the response. */
+interface QueryPlan {
+  statement: Compiled | null;
+  name: string;
+  keys: Array<{ prefix: string; column: string | null; constant: string }>;
+}
+
+function fragmentsOf(document: DocumentNode): Fragments {
+  const fragments: Fragments = {};
+  for (const def of document.definitions)
+    if (def.kind === Kind.FRAGMENT_DEFINITION) fragments[def.name.value] = def as FragmentDefinitionNode;
+  return fragments;
+}
+
+function variableTypes(schema: GraphQLSchema, operation: OperationDefinitionNode): Map<string, GraphQLInputType> {
+  const types = new Map<string, GraphQLInputType>();
+  for (const def of operation.variableDefinitions ?? []) {
+    const type = typeFromAST(schema, def.type);
+    if (type) types.set(def.variable.name.value, type as GraphQLInputType);
+  }
+  return types;
+}
+
 export function errorBody(error: HasuraError): string {
   return JSON.stringify({ errors: [{ message: error.message, extensions: { path: error.path, code: error.hasuraCode } }] });
 }
@@ -78,6 +104,7 @@ export class Engine {
   private readonly schemas = new Map<string, GraphQLSchema>();
   private readonly documents = new Lru<DocumentNode | HasuraError>(4000);
   private readonly validated = new Lru<HasuraError | true>(4000);
+  private readonly plans = new Lru<QueryPlan>(2000);
 
   constructor(
     private readonly db: Database,
@@ -147,30 +174,66 @@ export class Engine {
     if (operation.operation === "subscription")
       throw new HasuraError("validation-failed", "subscriptions are not supported over HTTP, use websockets instead", "$");
     const variables = this.variables(schema, operation, request.variables);
-    const fragments: Fragments = {};
-    for (const def of document.definitions)
-      if (def.kind === Kind.FRAGMENT_DEFINITION) fragments[def.name.value] = def as FragmentDefinitionNode;
-    const ctx = new CompileContext(this.model, session, variables, fragments, this.options);
-    if (operation.operation === "mutation") return this.mutate(ctx, schema.getMutationType() as GraphQLObjectType, operation);
-    const rootType = schema.getQueryType() as GraphQLObjectType;
-    const fields = collectFields([operation.selectionSet], rootType.name, fragments, variables);
-    const compiled = fields.filter((f) => !f.name.startsWith("__")).map((f) => ({ field: f, sql: this.compileRoot(ctx, rootType, f) }));
-    const results = await this.runStatement(compiled.map((c) => c.sql));
-    if (fields.some((f) => f.name === "__schema" || f.name === "__type")) {
-      return this.executeWithIntrospection(
-        schema,
-        document,
-        operationName,
-        variables,
-        compiled.map((c) => c.field),
-        results,
-      );
+    if (operation.operation === "mutation") {
+      const ctx = new CompileContext(this.model, session, variables, fragmentsOf(document), this.options);
+      return this.mutate(ctx, schema.getMutationType() as GraphQLObjectType, operation);
     }
-    const byKey = new Map(compiled.map((c, i) => [c.field.responseKey, results[i] ?? "null"]));
-    const parts = fields.map(
-      (f) => `${JSON.stringify(f.responseKey)}:${f.name === "__typename" ? JSON.stringify(rootType.name) : byKey.get(f.responseKey)}`,
-    );
+    const slotted = slotVariables(variables, variableTypes(schema, operation));
+    const planKey = `${key}\u0000${operationName ?? ""}\u0000${slotted.signature}`;
+    let plan = this.plans.get(planKey);
+    if (!plan) {
+      const fragments = fragmentsOf(document);
+      const rootType = schema.getQueryType() as GraphQLObjectType;
+      const fields = collectFields([operation.selectionSet], rootType.name, fragments, slotted.values);
+      if (fields.some((f) => f.name === "__schema" || f.name === "__type"))
+        return this.introspect(schema, document, operationName, variables, session, fields, fragments);
+      plan = this.plan(new CompileContext(this.model, session, slotted.values, fragments, this.options, true), rootType, fields);
+      this.plans.set(planKey, plan);
+    }
+    return this.runPlan(plan, { variables, session });
+  }
+
+  /** One statement for every root field of a query, with its parameters as slots, ready to run for any request of the same shape. */
+  private plan(ctx: CompileContext, rootType: GraphQLObjectType, fields: Collected[]): QueryPlan {
+    const data = fields.filter((f) => !f.name.startsWith("__"));
+    const columns = data.map((f, i) => sql`(${this.compileRoot(ctx, rootType, f)})::text AS ${ident(`f${i}`)}`);
+    const statement = columns.length > 0 ? compile(sql`SELECT ${join(columns)}`, "postgres") : null;
+    const keys = fields.map((f) => ({
+      prefix: `${JSON.stringify(f.responseKey)}:`,
+      column: f.name.startsWith("__") ? null : `f${data.indexOf(f)}`,
+      constant: f.name === "__typename" ? JSON.stringify(rootType.name) : "null",
+    }));
+    return { statement, name: statement ? statementName(statement.text) : "", keys };
+  }
+
+  private async runPlan(plan: QueryPlan, input: SlotInput): Promise<string> {
+    let row: Record<string, string | null> = {};
+    if (plan.statement) {
+      const values = resolveParams(plan.statement.values, input);
+      // Same operation shape, same text: PostgreSQL reuses the plan of the named prepared statement.
+      const { rows } = await this.db.query<Record<string, string | null>>({ text: plan.statement.text, values }, { name: plan.name });
+      row = rows[0] ?? {};
+    }
+    const parts = plan.keys.map((k) => k.prefix + (k.column === null ? k.constant : (row[k.column] ?? "null")));
     return `{"data":{${parts.join(",")}}}`;
+  }
+
+  /** A query with __schema or __type: its data fields are compiled as usual, then graphql-js answers the whole operation. */
+  private async introspect(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operationName: string | undefined,
+    variables: Variables,
+    session: Session,
+    planned: Collected[],
+    fragments: Fragments,
+  ): Promise<string> {
+    const ctx = new CompileContext(this.model, session, variables, fragments, this.options);
+    const rootType = schema.getQueryType() as GraphQLObjectType;
+    // Only booleans steer @skip/@include and they are never slots: the fields collected for planning stand.
+    const fields = planned.filter((f) => !f.name.startsWith("__"));
+    const results = await this.runStatement(fields.map((f) => this.compileRoot(ctx, rootType, f)));
+    return this.executeWithIntrospection(schema, document, operationName, variables, fields, results);
   }
 
   /** All mutation fields of a request run in order in one transaction: one failure rolls every one back. */

@@ -7,6 +7,7 @@ import { and, ident, join, type Sql, sql, trusted } from "@platform/core";
 import { fieldNotFound, HasuraError } from "../errors.js";
 import type { ColumnModel, RelationshipModel, TableModel } from "../model/types.js";
 import { type CompileContext, isSessionVariable } from "./context.js";
+import { mapValue } from "./slot.js";
 import { asList } from "./values.js";
 
 export type ExpSource = "graphql" | "permission";
@@ -127,16 +128,15 @@ function operand(ctx: CompileContext, column: ColumnModel, value: unknown, sourc
 
 /** A bound value; for json/jsonb columns every GraphQL value, a string too, is JSON (`"x"` is the JSON string). */
 export function jsonAware(pgType: string, value: unknown): Sql {
-  if (pgType === "json" || pgType === "jsonb") return sql`${JSON.stringify(value)}`;
-  if (value !== null && typeof value === "object") return sql`${JSON.stringify(value)}`;
-  return sql`${value}`;
+  const json = pgType === "json" || pgType === "jsonb";
+  return sql`${mapValue(value, (v) => (json || (v !== null && typeof v === "object") ? JSON.stringify(v) : v))}`;
 }
 
 /** A text (or text[]) operand of the jsonb key operators; a session variable holds a Postgres array literal. */
 function keyOperand(ctx: CompileContext, value: unknown, source: ExpSource, array: boolean): Sql {
   if (source === "permission" && isSessionVariable(value))
     return array ? sql`${ctx.sessionValue(value)}::text[]` : sql`${ctx.sessionValue(value)}::text`;
-  return array ? sql`${asList(value).map(String)}::text[]` : sql`${String(value)}::text`;
+  return array ? sql`${asList(value).map((v) => mapValue(v, String))}::text[]` : sql`${mapValue(value, String)}::text`;
 }
 
 function typeName(column: ColumnModel): Sql {

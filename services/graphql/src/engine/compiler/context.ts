@@ -5,6 +5,7 @@ import { type SelectAccess, selectAccess } from "../model/access.js";
 import type { Model, TableModel } from "../model/types.js";
 import type { Session } from "../session.js";
 import type { Fragments } from "./fields.js";
+import { sessionSlot } from "./slot.js";
 import type { Variables } from "./values.js";
 
 export class CompileContext {
@@ -16,6 +17,8 @@ export class CompileContext {
     readonly variables: Variables,
     readonly fragments: Fragments,
     readonly options: { booleanNullCollapse: boolean; stringifyNumeric?: boolean },
+    /** True when compiling a reusable plan: session variables become slots read when it runs. */
+    readonly planning = false,
   ) {}
 
   /** A table alias unique within the statement. */
@@ -41,7 +44,7 @@ export class CompileContext {
     const key = name.toLowerCase();
     const value = this.session.variables[key];
     if (value === undefined) throw new HasuraError("not-found", `missing session variable: "${key}"`);
-    return sql`${value}`;
+    return this.planning ? sql`${sessionSlot(key)}` : sql`${value}`;
   }
 }
 

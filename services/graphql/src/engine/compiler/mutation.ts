@@ -33,7 +33,7 @@ function presetValue(ctx: CompileContext, column: ColumnModel, value: unknown): 
 }
 
 function literal(value: unknown): Sql {
-  return value !== null && typeof value === "object" ? sql`${JSON.stringify(value)}` : sql`${value}`;
+  return jsonAware("", value);
 }
 
 function tidArray(ctids: string[]): Sql {

@@ -13,6 +13,7 @@ import { compileBoolExp, joinCondition, permissionFilter } from "./boolexp.js";
 import type { CompileContext } from "./context.js";
 import { type Collected, collectFields } from "./fields.js";
 import { orderTerms } from "./order.js";
+import { mapValue } from "./slot.js";
 import { argumentValues } from "./values.js";
 
 export type Path = ReadonlyArray<string | number>;
@@ -115,25 +116,37 @@ function rowSource(
       throw new HasuraError("validation-failed", `"distinct_on" columns must match initial "order_by" columns`, argsPath);
     }
   }
-  for (const name of ["limit", "offset"] as const) {
-    const value = args[name];
-    if (typeof value === "number" && value < 0) {
-      throw new HasuraError(
-        "validation-failed",
-        "expected a non-negative 32-bit integer for type 'Int', but found an integer",
-        jsonPath([...path, "args", name]),
-      );
-    }
-  }
-  const limits = [args.limit, permissionLimit ? access.limit : null].filter((v): v is number => typeof v === "number");
-  const limit = limits.length > 0 ? sql` LIMIT ${Math.min(...limits)}` : sql``;
-  const offset = args.offset !== undefined && args.offset !== null ? sql` OFFSET ${args.offset}` : sql``;
+  const [limitArg, offsetArg] = (["limit", "offset"] as const).map((name) => nonNegative(args[name], [...path, "args", name]));
+  const permissionRows = permissionLimit ? access.limit : null;
+  const limit =
+    limitArg !== null && permissionRows !== null
+      ? sql` LIMIT least(${limitArg}::int, ${permissionRows}::int)`
+      : limitArg !== null
+        ? sql` LIMIT ${limitArg}`
+        : permissionRows !== null
+          ? sql` LIMIT ${permissionRows}`
+          : sql``;
+  const offset = offsetArg !== null ? sql` OFFSET ${offsetArg}` : sql``;
   const orderColumns = terms.map((t, i) => sql`, ${t.expr} AS ${ident(`__o${i}`)}`);
   const distinctOn = distinct.length > 0 ? sql`DISTINCT ON (${join(distinct.map((c) => sql`${ident(alias, c)}`))}) ` : sql``;
   const orderBy = terms.length > 0 ? sql` ORDER BY ${join(terms.map((t) => sql`${t.expr} ${t.direction}`))}` : sql``;
   const inner = sql`SELECT ${distinctOn}${ident(alias)}.*${join(orderColumns, sql``)} FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${where}${orderBy}${limit}${offset}`;
   const aggOrder = terms.length > 0 ? sql` ORDER BY ${join(terms.map((t, i) => sql`${ident(alias, `__o${i}`)} ${t.direction}`))}` : sql``;
   return { alias, from: sql`FROM (${inner}) AS ${ident(alias)}`, aggOrder };
+}
+
+/** A limit or offset (a number or a plan slot), refused when negative as Hasura's Int parser does; null when absent. */
+function nonNegative(value: unknown, path: Path): unknown {
+  if (value === null || value === undefined) return null;
+  return mapValue(value, (v) => {
+    if (typeof v === "number" && v < 0)
+      throw new HasuraError(
+        "validation-failed",
+        "expected a non-negative 32-bit integer for type 'Int', but found an integer",
+        jsonPath(path),
+      );
+    return v;
+  });
 }
 
 export function listJson(
