@@ -202,6 +202,41 @@ describe.each(testBackends)("%s", (backend) => {
       ]);
       expect(intro.data.author).toEqual([{ id: 1 }]);
     });
+
+    it("has subscription_root with the list, aggregate, by_pk and _stream fields and the stream cursor types", async () => {
+      const root = await run(`{ __schema { subscriptionType { fields { name args { name type { kind name ofType { name } } } } } } }`);
+      const fields = root.data.__schema.subscriptionType.fields as Array<{ name: string; args: Array<{ name: string; type: unknown }> }>;
+      expect(fields.map((f) => f.name)).toEqual([
+        "article",
+        "article_aggregate",
+        "article_by_pk",
+        "article_stream",
+        "author",
+        "author_aggregate",
+        "author_by_pk",
+        "author_stream",
+      ]);
+      expect(fields.find((f) => f.name === "article_stream")?.args).toEqual([
+        { name: "batch_size", type: { kind: "NON_NULL", name: null, ofType: { name: "Int" } } },
+        { name: "cursor", type: { kind: "NON_NULL", name: null, ofType: { name: null } } },
+        { name: "where", type: { kind: "INPUT_OBJECT", name: "article_bool_exp", ofType: null } },
+      ]);
+      const cursor = await run(`{ __type(name: "article_stream_cursor_input") { inputFields { name type { name ofType { name } } } } }`);
+      expect(cursor.data.__type.inputFields).toEqual([
+        { name: "initial_value", type: { name: null, ofType: { name: "article_stream_cursor_value_input" } } },
+        { name: "ordering", type: { name: "cursor_ordering", ofType: null } },
+      ]);
+      const user = await run(`{ __schema { subscriptionType { fields { name } } } }`, as("user"));
+      expect(user.data.__schema.subscriptionType.fields.map((f: { name: string }) => f.name)).toEqual([
+        "article",
+        "article_aggregate",
+        "article_by_pk",
+        "article_stream",
+        "author",
+        "author_by_pk",
+        "author_stream",
+      ]);
+    });
   });
 
   describe("permissions", () => {

@@ -293,7 +293,8 @@ export class Engine {
     const sub = collectFields(field.selections, objectType.name, ctx.fragments, ctx.variables);
     if (info.kind === "select") return listJson(ctx, table, args, sub, objectType, null, path);
     if (info.kind === "select_by_pk") return byPkJson(ctx, table, args, sub, objectType, path);
-    return aggregateJson(ctx, table, args, sub, objectType, null, path);
+    if (info.kind === "select_aggregate") return aggregateJson(ctx, table, args, sub, objectType, null, path);
+    throw new HasuraError("not-supported", `"${field.name}" is only available in subscriptions`, jsonPath(path));
   }
 
   /** Runs all root fields as one statement (one snapshot, one round trip); each column is JSON text. */

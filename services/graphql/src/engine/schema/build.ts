@@ -25,7 +25,7 @@ import type { ColumnModel, Model, TableModel } from "../model/types.js";
 import { comparisonType, sortFields } from "./comparison.js";
 import type { FieldInfo } from "./field-info.js";
 import { mutationFields } from "./mutation.js";
-import { orderByEnum, ScalarRegistry } from "./scalars.js";
+import { cursorOrderingEnum, orderByEnum, ScalarRegistry } from "./scalars.js";
 
 export const NUMERIC_AGGREGATES = ["avg", "stddev", "stddev_pop", "stddev_samp", "sum", "var_pop", "var_samp", "variance"] as const;
 export const ORDER_AGGREGATES = ["max", "min"] as const;
@@ -35,6 +35,7 @@ const info = (hasura: FieldInfo) => ({ hasura });
 export class RoleSchemaBuilder {
   private readonly scalars = new ScalarRegistry();
   private readonly types = new Map<string, GraphQLObjectType | GraphQLInputObjectType | GraphQLEnumType>();
+  private readonly subscriptionFields: GraphQLFieldConfigMap<unknown, unknown> = {};
 
   constructor(
     readonly model: Model,
@@ -45,7 +46,7 @@ export class RoleSchemaBuilder {
 
   build(): GraphQLSchema {
     const query: GraphQLFieldConfigMap<unknown, unknown> = {};
-    const subscription: GraphQLFieldConfigMap<unknown, unknown> = {};
+    const subscription = this.subscriptionFields;
     for (const table of this.model.tables.values()) {
       const access = selectAccess(table, this.role);
       if (!access) continue;
@@ -92,6 +93,21 @@ export class RoleSchemaBuilder {
         extensions: info({ kind: "select_by_pk", table: table.key }),
       };
     }
+    if (which.stream && fields === this.subscriptionFields) {
+      fields[`${table.typeName}_stream`] = {
+        type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(this.objectType(table)))),
+        description: `fetch data from the table in a streaming manner: "${table.name}"`,
+        args: {
+          batch_size: { type: new GraphQLNonNull(GraphQLInt), description: "maximum number of rows returned in a single batch" },
+          cursor: {
+            type: new GraphQLNonNull(new GraphQLList(this.streamCursorType(table))),
+            description: "cursor to stream the results returned by the query",
+          },
+          where: { type: this.boolExpType(table), description: "filter the rows returned" },
+        },
+        extensions: info({ kind: "select_stream", table: table.key }),
+      };
+    }
     if (which.aggregate && access.aggregations) {
       fields[names.select_aggregate] = {
         type: new GraphQLNonNull(this.aggregateType(table)),
@@ -100,6 +116,34 @@ export class RoleSchemaBuilder {
         extensions: info({ kind: "select_aggregate", table: table.key }),
       };
     }
+  }
+
+  /** `T_stream_cursor_input`: where a stream starts (one column's value) and which way it runs. */
+  private streamCursorType(table: TableModel): GraphQLInputObjectType {
+    const name = `${table.typeName}_stream_cursor_input`;
+    return this.named(name, () => {
+      const valueName = `${table.typeName}_stream_cursor_value_input`;
+      const value = this.named(
+        valueName,
+        () =>
+          new GraphQLInputObjectType({
+            name: valueName,
+            description: "Initial value of the column from where the streaming should start",
+            fields: () =>
+              sortFields(
+                Object.fromEntries(this.access(table).columns.map((c) => [c.field, { type: this.scalar(c) as GraphQLInputType }])),
+              ),
+          }),
+      );
+      return new GraphQLInputObjectType({
+        name,
+        description: `Streaming cursor of the table "${table.name}"`,
+        fields: {
+          initial_value: { type: new GraphQLNonNull(value), description: "Stream column input with initial value" },
+          ordering: { type: cursorOrderingEnum, description: "cursor ordering" },
+        },
+      });
+    });
   }
 
   access(table: TableModel): SelectAccess {

@@ -1,6 +1,6 @@
 /** What a schema field reads, attached as `extensions.hasura` for the compiler. */
 export type FieldInfo =
-  | { kind: "select" | "select_by_pk" | "select_aggregate"; table: string }
+  | { kind: "select" | "select_by_pk" | "select_aggregate" | "select_stream"; table: string }
   | { kind: MutationKind; table: string }
   | { kind: "affected_rows" | "returning" }
   | { kind: "column"; column: string }
