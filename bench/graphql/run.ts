@@ -14,7 +14,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LoadResult } from "../catalog/load.js";
-import { MemorySampler, residentMemoryMb } from "../catalog/service.js";
+import { MemorySampler, residentMemoryMb } from "../common/processes.js";
 import { startCpuMeter } from "./cpu.js";
 import { ensureDataset } from "./dataset.js";
 import { loadEngine, type Metadata } from "./engine.js";
