@@ -89,7 +89,8 @@ export class GraphqlRuntime {
     const ctx: MetadataContext = {
       store: this.store,
       catalog: async () => catalogViewOf(await introspect(this.db)),
-      runSql: (args) => runSql(this.runner, args),
+      runSql: (args, check) =>
+        runSql(this.runner, args, check ? { beforeCommit: async (tx) => check(catalogViewOf(await introspect(tx))) } : {}),
       insertRows: (table, objects) => insertRows(this.db, table, objects),
       onMetadataChanged: (metadata, version) => this.rebuild(metadata, version),
     };

@@ -54,7 +54,8 @@ function harness(handle: TestDatabase): Harness {
   const ctx: MetadataContext = {
     store,
     catalog: async () => catalogViewOf(await introspect(db)),
-    runSql: (args) => runSql(handle.runner, args),
+    runSql: (args, check) =>
+      runSql(handle.runner, args, check ? { beforeCommit: async (tx) => check(catalogViewOf(await introspect(tx))) } : {}),
     async insertRows(table, objects) {
       let affected = 0;
       for (const row of objects) {
@@ -145,7 +146,7 @@ describe.each(testBackends)("metadata API on %s", (backend) => {
     const error = await h.fail("/v1/query", {
       type: "bulk",
       args: [
-        { type: "run_sql", args: { sql: "CREATE TABLE tag (id serial PRIMARY KEY); DROP TABLE article;" } },
+        { type: "run_sql", args: { sql: "CREATE TABLE tag (id serial PRIMARY KEY); DROP TABLE article;", cascade: true } },
         { type: "track_table", args: { schema: "public", name: "tag" } },
         { type: "track_table", args: { schema: "public", name: "nope" } },
       ],
@@ -165,11 +166,29 @@ describe.each(testBackends)("metadata API on %s", (backend) => {
     expect(catalog.hasTable("public", "tag")).toBe(true);
   });
 
-  it("follows DDL from /v2/query run_sql: dropped tables and broken relationships leave metadata", async () => {
+  it("refuses DDL that would drop relationships or permissions unless cascade is set, rolling the SQL back", async () => {
+    await h.call("/v1/query", SETUP);
+    expect(await h.fail("/v2/query", { type: "run_sql", args: { sql: "ALTER TABLE article DROP COLUMN author_id" } })).toEqual({
+      status: 400,
+      code: "dependency-error",
+      error:
+        'cannot drop due to the following dependent objects : relationship article.author in source "default", relationship author.articles in source "default"',
+      path: "$",
+    });
+    expect((await h.ctx.catalog()).columns("public", "article")).toContain("author_id");
+    expect((await h.store.load()).resourceVersion).toBe(1);
+    // A tracked table with nothing depending on it is simply untracked.
+    await h.call("/v2/query", { type: "run_sql", args: { sql: "CREATE TABLE lonely (id int)" } });
+    await h.call("/v1/metadata", { type: "pg_track_table", args: { table: "lonely" } });
+    await h.call("/v2/query", { type: "run_sql", args: { sql: "DROP TABLE lonely" } });
+    expect(tableNames((await h.store.load()).metadata)).toEqual(["author", "article"]);
+  });
+
+  it("follows DDL from /v2/query run_sql with cascade: dropped tables and broken relationships leave metadata", async () => {
     await h.call("/v1/query", SETUP);
     const result = await h.call("/v2/query", {
       type: "run_sql",
-      args: { sql: "ALTER TABLE article DROP COLUMN author_id; SELECT 1 AS one;" },
+      args: { sql: "ALTER TABLE article DROP COLUMN author_id; SELECT 1 AS one;", cascade: true },
     });
     expect(result).toEqual({ result_type: "TuplesOk", result: [["one"], ["1"]] });
     const { metadata, resourceVersion } = await h.store.load();
@@ -181,7 +200,7 @@ describe.each(testBackends)("metadata API on %s", (backend) => {
         select_permissions: [{ role: "user", permission: { columns: "*", filter: { is_published: { _eq: true } } } }],
       },
     ]);
-    await h.call("/v2/query", { type: "bulk", args: [{ type: "run_sql", args: { sql: "DROP TABLE article" } }] });
+    await h.call("/v2/query", { type: "bulk", args: [{ type: "run_sql", args: { sql: "DROP TABLE article", cascade: true } }] });
     expect(tableNames((await h.store.load()).metadata)).toEqual(["author"]);
   });
 

@@ -26,7 +26,7 @@ import {
   sourceName,
 } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
-import { pruneAfterSchemaChange } from "./consistency.js";
+import { droppedDependents, pruneAfterSchemaChange } from "./consistency.js";
 import { ARGS, requireTable } from "./edit.js";
 import { exportMetadata, findOperation } from "./operations.js";
 import { isResourceVersionConflict, type MetadataStoreLike, resourceVersionConflict } from "./store.js";
@@ -56,7 +56,11 @@ export interface MetadataContext {
   store: MetadataStoreLike;
   /** The database as it is now; called again after run_sql, so it must not serve a stale view then. */
   catalog(): Promise<CatalogView>;
-  runSql(args: RunSqlArgs): Promise<unknown>;
+  /**
+   * Runs the SQL in one transaction; `check`, when given, sees the schema as the SQL left it
+   * before COMMIT and can refuse the change by throwing (the SQL is then rolled back).
+   */
+  runSql(args: RunSqlArgs, check?: (after: CatalogView) => void): Promise<unknown>;
   /** Legacy `insert`; its result (`{affected_rows, returning?}`) is the step's response. */
   insertRows(table: QualifiedTable, objects: Record<string, unknown>[], options: InsertOptions): Promise<unknown>;
   /** Called after every save, with the saved metadata and its new resource_version. */
@@ -115,7 +119,17 @@ async function currentCatalog(state: RequestState, ctx: MetadataContext): Promis
 async function runSqlStep(state: RequestState, args: Json, path: string, ctx: MetadataContext): Promise<unknown> {
   requireString(args, "sql", path);
   const before = await currentCatalog(state, ctx);
-  const result = await ctx.runSql(args as RunSqlArgs);
+  // Without cascade, DDL that would take metadata objects with it is refused, as Hasura does;
+  // tracked tables that the SQL drops are simply untracked.
+  const refuseDependents =
+    args.read_only === true || args.cascade === true
+      ? undefined
+      : (after: CatalogView) => {
+          const lost = droppedDependents(state.metadata, pruneAfterSchemaChange(state.metadata, before, after));
+          if (lost.length > 0)
+            throw new HasuraError("dependency-error", `cannot drop due to the following dependent objects : ${lost.join(", ")}`, "$");
+        };
+  const result = await ctx.runSql(args as RunSqlArgs, refuseDependents);
   state.sideEffects = true;
   if (args.read_only !== true) {
     state.catalogBeforeDdl ??= before;

@@ -3,8 +3,8 @@
  * inconsistent objects (reload_metadata, get_inconsistent_metadata, replace_metadata).
  * `pruneAfterSchemaChange` follows DDL run through run_sql: objects that were fine before the
  * SQL and are broken after it (a dropped table, foreign key or column) are removed, which is
- * what Hasura's run_sql does with `cascade: true`. We cannot roll the SQL back afterwards (the
- * SQL runner commits on its own), so we always cascade rather than refuse.
+ * what Hasura's run_sql does with `cascade: true`; without it `droppedDependents` names what
+ * would go so that run_sql can refuse the change before it commits.
  */
 import { quoted, tableLabel } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
@@ -175,4 +175,39 @@ export function dropInconsistent(metadata: Metadata, catalog: CatalogView): Meta
       };
     }),
   };
+}
+
+/** How Hasura names a table in dependency errors: without its schema when that is `public`. */
+function tableText(table: { schema: string; name: string }): string {
+  return table.schema === "public" ? table.name : `${table.schema}.${table.name}`;
+}
+
+/**
+ * The relationships and permissions of still-tracked tables that a schema change removed
+ * (before -> pruned), named as Hasura's "cannot drop due to the following dependent objects"
+ * lists them, sorted. Tables that are gone themselves are not listed.
+ */
+export function droppedDependents(before: Metadata, pruned: Metadata): string[] {
+  const lost: string[] = [];
+  for (const source of before.sources) {
+    const kept = pruned.sources.find((s) => s.name === source.name);
+    for (const table of source.tables) {
+      const now = kept?.tables.find((t) => t.table.schema === table.table.schema && t.table.name === table.table.name);
+      if (!now || now === table) continue;
+      const label = tableText(table.table);
+      const where = ` in source "${source.name}"`;
+      const rels = new Set(relationshipsOf(now).map(({ rel }) => rel.name));
+      for (const { rel } of relationshipsOf(table)) if (!rels.has(rel.name)) lost.push(`relationship ${label}.${rel.name}${where}`);
+      for (const kind of PERMISSION_KINDS) {
+        const was = permissionsOf(table, kind);
+        const is = permissionsOf(now, kind);
+        for (const perm of was) {
+          const after = is.find((p) => p.role === perm.role);
+          if (!after || JSON.stringify(after.permission) !== JSON.stringify(perm.permission))
+            lost.push(`permission ${label}.${perm.role}.${kind}${where}`);
+        }
+      }
+    }
+  }
+  return lost.sort();
 }
