@@ -17,6 +17,7 @@ import { catalogViewOf } from "./engine/metadata/catalog-view.js";
 import { MetadataStore } from "./engine/metadata/store.js";
 import { DEFAULT_SOURCE, type Metadata } from "./engine/metadata/types.js";
 import { buildModel } from "./engine/model/build.js";
+import { functionsNamedBy } from "./engine/model/build-functions.js";
 import type { Session } from "./engine/session.js";
 
 export class GraphqlRuntime {
@@ -60,7 +61,8 @@ export class GraphqlRuntime {
   private async rebuild(metadata: Metadata, version: number): Promise<void> {
     const source = metadata.sources.find((s) => s.name === DEFAULT_SOURCE) ?? metadata.sources[0];
     const tracked = (source?.tables ?? []).map((t) => t.table);
-    const catalog: PgCatalog = tracked.length > 0 ? await introspect(this.db, tracked) : { tables: new Map(), enumValues: new Map() };
+    const catalog: PgCatalog =
+      tracked.length > 0 ? await introspect(this.db, tracked, functionsNamedBy(source)) : { tables: new Map(), enumValues: new Map() };
     for (const t of source?.tables ?? []) {
       const pg = t.is_enum ? catalog.tables.get(`${t.table.schema}.${t.table.name}`) : undefined;
       if (pg) catalog.enumValues.set(`${pg.schema}.${pg.name}`, await loadEnumValues(this.db, pg));

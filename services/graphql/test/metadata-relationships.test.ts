@@ -157,7 +157,7 @@ describe("create relationships", () => {
       }),
     ).toEqual({
       code: "parse-failed",
-      error: "expected Object, but encountered String",
+      error: "Expecting object { table, columns }.",
       path: "$.args.using.foreign_key_constraint_on",
       status: 400,
     });

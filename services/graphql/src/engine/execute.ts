@@ -12,28 +12,33 @@ import {
   type FragmentDefinitionNode,
   GraphQLError,
   type GraphQLInputType,
+  GraphQLNonNull,
   type GraphQLObjectType,
   type GraphQLSchema,
   getNamedType,
   getOperationAST,
-  getVariableValues,
+  isNonNullType,
   Kind,
   NoUnusedVariablesRule,
   type OperationDefinitionNode,
   parse,
   specifiedRules,
   typeFromAST,
+  ValuesOfCorrectTypeRule,
   validate,
-  valueFromASTUntyped,
 } from "graphql";
 
+import { checkJsonValue } from "./coercion.js";
+import { HasuraValuesRule, type VariableUsage, variableUsages } from "./coercion-rule.js";
 import { CompileContext } from "./compiler/context.js";
 import { type Collected, collectFields, type Fragments } from "./compiler/fields.js";
+import { functionRootJson, runFunctionMutation } from "./compiler/functions.js";
 import { runMutationField } from "./compiler/mutation.js";
 import { aggregateJson, byPkJson, listJson } from "./compiler/select.js";
 import { resolveParams, type SlotInput, slotVariables } from "./compiler/slot.js";
-import { argumentValues, type Variables } from "./compiler/values.js";
+import { argumentValues, astValue, type Variables } from "./compiler/values.js";
 import { fieldNotFound, HasuraError, jsonPath } from "./errors.js";
+import { bindingNumbersAsText, toParam } from "./json-number.js";
 import type { Model } from "./model/types.js";
 import { fromPostgres } from "./pg-errors.js";
 import { RoleSchemaBuilder } from "./schema/build.js";
@@ -41,13 +46,19 @@ import { fieldInfo, type MutationKind } from "./schema/field-info.js";
 import type { Session } from "./session.js";
 import { toHasuraError } from "./validation-errors.js";
 
-/** graphql-js's rules minus NoUnusedVariables: Hasura accepts variables an operation does not use. */
-const RULES = specifiedRules.filter((rule) => rule !== NoUnusedVariablesRule);
+/**
+ * graphql-js's rules minus NoUnusedVariables (Hasura accepts variables an operation does not
+ * use), with literal values checked as Hasura parses them instead of by graphql-js coercion.
+ */
+const RULES = specifiedRules
+  .filter((rule) => rule !== NoUnusedVariablesRule)
+  .map((rule) => (rule === ValuesOfCorrectTypeRule ? HasuraValuesRule : rule));
 
 export interface GraphQLRequest {
   query?: unknown;
   variables?: unknown;
   operationName?: unknown;
+  extensions?: unknown;
 }
 
 export interface EngineOptions {
@@ -104,6 +115,8 @@ export class Engine {
   private readonly schemas = new Map<string, GraphQLSchema>();
   private readonly documents = new Lru<DocumentNode | HasuraError>(4000);
   private readonly validated = new Lru<HasuraError | true>(4000);
+  /** Where each operation uses its variables, per (role, query, operation name). */
+  private readonly usages = new Lru<VariableUsage[]>(4000);
   private readonly plans = new Lru<QueryPlan>(2000);
 
   constructor(
@@ -147,6 +160,9 @@ export class Engine {
   }
 
   private async run(request: GraphQLRequest, session: Session): Promise<string> {
+    const extensions = request.extensions;
+    if (extensions && typeof extensions === "object" && "persistedQuery" in extensions)
+      throw new HasuraError("not-supported", "Automatic Persisted Queries is not enabled", "$");
     if (typeof request.query !== "string") throw new HasuraError("bad-request", "the key 'query' was not present", "$");
     const document = this.document(request.query);
     const backendOnly = session.isAdmin && session.useBackendOnly;
@@ -173,7 +189,7 @@ export class Engine {
       throw new HasuraError("validation-failed", "no mutations exist", "$");
     if (operation.operation === "subscription")
       throw new HasuraError("validation-failed", "subscriptions are not supported over HTTP, use websockets instead", "$");
-    const variables = this.variables(schema, operation, request.variables);
+    const variables = this.variables(schema, document, operation, `${key}\u0000${operationName ?? ""}`, request.variables);
     if (operation.operation === "mutation") {
       const ctx = new CompileContext(this.model, session, variables, fragmentsOf(document), this.options);
       return this.mutate(ctx, schema.getMutationType() as GraphQLObjectType, operation);
@@ -239,7 +255,8 @@ export class Engine {
   /** All mutation fields of a request run in order in one transaction: one failure rolls every one back. */
   private async mutate(ctx: CompileContext, root: GraphQLObjectType, operation: OperationDefinitionNode): Promise<string> {
     const fields = collectFields([operation.selectionSet], root.name, ctx.fragments, ctx.variables);
-    const parts = await this.db.transaction(async (tx) => {
+    const parts = await this.db.transaction(async (transaction) => {
+      const tx = bindingNumbersAsText(transaction);
       // Triggers can read the session as Hasura exposes it: current_setting('hasura.user').
       await tx.query(
         sql`SELECT set_config('hasura.user', ${JSON.stringify({ ...ctx.session.variables, "x-hasura-role": ctx.session.role })}, true)`,
@@ -253,6 +270,10 @@ export class Engine {
         const def = root.getFields()[f.name];
         const info = def ? fieldInfo(def.extensions) : undefined;
         if (!def || !info || !("table" in info)) throw fieldNotFound(f.name, `${root.name}`, jsonPath(["selectionSet", f.responseKey]));
+        if (info.kind === "function") {
+          out.push(`${JSON.stringify(f.responseKey)}:${await runFunctionMutation(ctx, tx, info.fn, f, def)}`);
+          continue;
+        }
         const path = info.kind.startsWith("insert")
           ? jsonPath(["selectionSet", f.responseKey, "args", info.kind === "insert" ? "objects" : "object"])
           : "$";
@@ -268,16 +289,38 @@ export class Engine {
     return `{"data":{${parts.join(",")}}}`;
   }
 
-  private variables(schema: GraphQLSchema, operation: OperationDefinitionNode, raw: unknown): Variables {
+  /**
+   * The request's variables, checked as Hasura checks them: a required one must be given, and
+   * each value is parsed where the operation uses it (errors point there).
+   */
+  private variables(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    key: string,
+    raw: unknown,
+  ): Variables {
     const inputs = raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
-    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], inputs);
-    if (coerced.errors && coerced.errors.length > 0)
-      throw new HasuraError("validation-failed", (coerced.errors[0] as GraphQLError).message, "$.variableValues");
     const out: Variables = {};
+    const required = new Set<string>();
     for (const def of operation.variableDefinitions ?? []) {
       const name = def.variable.name.value;
+      if (def.type.kind === Kind.NON_NULL_TYPE) required.add(name);
       if (name in inputs) out[name] = inputs[name];
-      else if (def.defaultValue) out[name] = valueFromASTUntyped(def.defaultValue);
+      else if (def.defaultValue) out[name] = astValue(def.defaultValue, {});
+      else if (def.type.kind === Kind.NON_NULL_TYPE)
+        throw new HasuraError("validation-failed", `expecting a value for non-nullable variable: "${name}"`, "$");
+    }
+    if (Object.keys(inputs).length === 0) return out;
+    let usages = this.usages.get(key);
+    if (!usages) {
+      usages = variableUsages(schema, document, operation);
+      this.usages.set(key, usages);
+    }
+    for (const usage of usages) {
+      if (!(usage.name in inputs)) continue;
+      const type = required.has(usage.name) && !isNonNullType(usage.type) ? new GraphQLNonNull(usage.type) : usage.type;
+      checkJsonValue(inputs[usage.name], type, usage.mode, usage.path);
     }
     return out;
   }
@@ -291,6 +334,8 @@ export class Engine {
     const objectType = getNamedType(def.type) as GraphQLObjectType;
     const args = argumentValues(field.node.arguments, ctx.variables);
     const sub = collectFields(field.selections, objectType.name, ctx.fragments, ctx.variables);
+    if (info.kind === "function" || info.kind === "function_aggregate")
+      return functionRootJson(ctx, info.fn, info.kind === "function_aggregate", args, sub, objectType, path);
     if (info.kind === "select") return listJson(ctx, table, args, sub, objectType, null, path);
     if (info.kind === "select_by_pk") return byPkJson(ctx, table, args, sub, objectType, path);
     if (info.kind === "select_aggregate") return aggregateJson(ctx, table, args, sub, objectType, null, path);
@@ -302,7 +347,8 @@ export class Engine {
     if (fields.length === 0) return [];
     const statement = sql`SELECT ${join(fields.map((f, i) => sql`(${f})::text AS ${ident(`f${i}`)}`))}`;
     // Same operation shape, same text: PostgreSQL reuses the plan of the named prepared statement.
-    const { rows } = await this.db.query<Record<string, string | null>>(statement, { prepare: true });
+    const { text, values } = compile(statement, "postgres");
+    const { rows } = await this.db.query<Record<string, string | null>>({ text, values: values.map(toParam) }, { prepare: true });
     return fields.map((_, i) => rows[0]?.[`f${i}`] ?? "null");
   }
 

@@ -1,12 +1,28 @@
 /** graphql-js validation errors in Hasura's words and paths (reference/hasura.md 2.5). */
-import { type ASTNode, type DocumentNode, type GraphQLError, Kind, type SelectionSetNode, type ValueNode, visit } from "graphql";
-import { fieldNotFound, HasuraError, jsonPath } from "./errors.js";
+import {
+  type ASTNode,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLError,
+  Kind,
+  type SelectionSetNode,
+  type ValueNode,
+} from "graphql";
+import { fieldNotFound, type HasuraCode, HasuraError, jsonPath } from "./errors.js";
+import { fragmentCycleError } from "./fragment-cycles.js";
 
 type Segments = Array<string | number>;
 
-/** Hasura's JSON path of the AST node an error points at: a field, or a value inside its arguments. */
-function pathOf(document: DocumentNode, target: ASTNode | undefined): string {
-  if (!target) return "$";
+/**
+ * Hasura's JSON path of the AST node an error points at: a field, a value inside its arguments,
+ * or, for a directive, the selection set holding the directive's field. Fragment spreads are
+ * followed as if inlined (Hasura parses the inlined operation).
+ */
+function segmentsOf(document: DocumentNode, target: ASTNode | undefined): Segments | null {
+  if (!target) return null;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+  const entered = new Set<string>();
   let found: Segments | null = null;
   const walkValue = (value: ValueNode, prefix: Segments): void => {
     if (found) return;
@@ -24,6 +40,10 @@ function pathOf(document: DocumentNode, target: ASTNode | undefined): string {
   const walk = (set: SelectionSetNode | undefined, prefix: Segments): void => {
     for (const s of set?.selections ?? []) {
       if (found) return;
+      if (s.directives?.some((d) => d === target || d.arguments?.some((a) => a === target))) {
+        found = [...prefix, "selectionSet"];
+        return;
+      }
       if (s.kind === Kind.FIELD) {
         const here = [...prefix, "selectionSet", s.alias?.value ?? s.name.value];
         if (s === target) {
@@ -37,25 +57,74 @@ function pathOf(document: DocumentNode, target: ASTNode | undefined): string {
         }
         walk(s.selectionSet, here);
       } else if (s.kind === Kind.INLINE_FRAGMENT) walk(s.selectionSet, prefix);
+      else if (!entered.has(s.name.value)) {
+        entered.add(s.name.value);
+        walk(fragments.get(s.name.value)?.selectionSet, prefix);
+      }
     }
   };
-  visit(document, {
-    OperationDefinition(node) {
-      walk(node.selectionSet, []);
-    },
-  });
+  for (const def of document.definitions) if (def.kind === Kind.OPERATION_DEFINITION && !found) walk(def.selectionSet, []);
+  return found;
+}
+
+function pathOf(document: DocumentNode, target: ASTNode | undefined): string {
+  const found = segmentsOf(document, target);
   return found ? jsonPath(found) : "$";
 }
 
 const UNKNOWN_FIELD = /^Cannot query field "([^"]+)" on type "([^"]+)"/;
 const UNKNOWN_INPUT_FIELD = /^Field "([^"]+)" is not defined by type "([^"]+)"/;
 const UNKNOWN_DIRECTIVE = /^Unknown directive "@([^"]+)"/;
+const UNKNOWN_ARGUMENT = /^Unknown argument "([^"]+)" on field "[^"]*\.([^".]+)"/;
+
+const MISSING_INPUT_FIELD = /^Field "[^"]*\.([^".]+)" of required type "[^"]+" was not provided\./;
+const DUPLICATE_DIRECTIVE = /^The directive "@([^"]+)" can only be used once at this location\./;
+const MISPLACED_DIRECTIVE = /^Directive "@([^"]+)" may not be used on ([A-Z_]+)\./;
+const LOCATIONS: Record<string, string> = {
+  QUERY: "a query",
+  MUTATION: "a mutation",
+  SUBSCRIPTION: "a subscription",
+  FIELD: "a field",
+  FRAGMENT_DEFINITION: "a fragment definition",
+  FRAGMENT_SPREAD: "a fragment spread",
+  INLINE_FRAGMENT: "an inline fragment",
+  VARIABLE_DEFINITION: "a variable definition",
+};
 
 export function toHasuraError(error: GraphQLError, document: DocumentNode): HasuraError {
   const node = error.nodes?.[0];
   const path = pathOf(document, node);
+  // Raised by our own rules (coercion-rule.ts) in Hasura's words already.
+  const code = error.extensions?.hasuraCode as HasuraCode | undefined;
+  if (code) return new HasuraError(code, error.message, path);
+  if (error.message.startsWith("Cannot spread fragment ")) {
+    const cycle = fragmentCycleError(document);
+    if (cycle) return cycle;
+  }
+  const missing = MISSING_INPUT_FIELD.exec(error.message);
+  if (missing) {
+    const at = segmentsOf(document, node);
+    return new HasuraError("validation-failed", `missing required field '${missing[1]}'`, at ? jsonPath([...at, missing[1] ?? ""]) : "$");
+  }
+  const duplicate = DUPLICATE_DIRECTIVE.exec(error.message);
+  if (duplicate) return new HasuraError("validation-failed", `the following directives are used more than once: ${duplicate[1]}`, path);
+  const misplaced = MISPLACED_DIRECTIVE.exec(error.message);
+  if (misplaced)
+    return new HasuraError(
+      "validation-failed",
+      `directive "${misplaced[1]}" is not allowed on ${LOCATIONS[misplaced[2] ?? ""] ?? (misplaced[2] ?? "").toLowerCase()}`,
+      path,
+    );
   const unknown = UNKNOWN_FIELD.exec(error.message) ?? UNKNOWN_INPUT_FIELD.exec(error.message);
   if (unknown) return fieldNotFound(unknown[1] ?? "", unknown[2] ?? "", path);
+  const argument = UNKNOWN_ARGUMENT.exec(error.message);
+  // Hasura points at the field, not at the argument.
+  if (argument)
+    return new HasuraError(
+      "validation-failed",
+      `'${argument[2]}' has no argument named '${argument[1]}'`,
+      path.replace(/\.args\.[^.]+$/, ""),
+    );
   const directive = UNKNOWN_DIRECTIVE.exec(error.message);
   if (directive) return new HasuraError("validation-failed", `directive "${directive[1]}" is not defined in the schema`, path);
   return new HasuraError("validation-failed", error.message, path);

@@ -10,6 +10,7 @@ import { errorBody } from "../engine/execute.js";
 import type { Session } from "../engine/session.js";
 import { CONSOLE_HTML } from "./console.js";
 import { type CorsConfig, registerCors } from "./cors.js";
+import { registerJsonBodies } from "./json-body.js";
 
 export const VERSION = "v2.48.0";
 
@@ -58,14 +59,7 @@ export function buildHttpApp(api: GraphqlApi, options: HttpOptions): FastifyInst
     },
   });
   registerCors(app, options.cors);
-  // Hasura reads every request body as JSON whatever its content type (curl sends form encoding by default).
-  app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => {
-    try {
-      done(null, body === "" ? undefined : JSON.parse(body as string));
-    } catch {
-      done(new HasuraError("invalid-json", "invalid json", "$", 400), undefined);
-    }
-  });
+  registerJsonBodies(app);
 
   const graphql = async (request: FastifyRequest, reply: FastifyReply) => {
     const body = request.body;

@@ -4,6 +4,7 @@
  * round trip. Follows what Hasura's `pg_table_metadata.sql` reads.
  */
 import { type Queryable, type Sql, sql } from "@platform/core";
+import { introspectFunctions } from "./functions.js";
 import { type PgCatalog, type PgColumn, type PgConstraint, type PgForeignKey, type PgTable, tableKey } from "./types.js";
 
 export interface TableName {
@@ -69,9 +70,13 @@ const DELETABLE = 16;
 /**
  * Introspects the given tables (all user tables when `tables` is omitted: every schema but
  * pg_*, information_schema and Hasura's own). Missing tables are simply absent from the result.
+ * Functions: the named ones, or every user function when `tables` is omitted too.
  */
-export async function introspect(db: Queryable, tables?: readonly TableName[]): Promise<PgCatalog> {
+export async function introspect(db: Queryable, tables?: readonly TableName[], functions?: readonly TableName[]): Promise<PgCatalog> {
   const catalog: PgCatalog = { tables: new Map(), enumValues: new Map() };
+  if (tables === undefined || (functions && functions.length > 0)) {
+    catalog.functions = await introspectFunctions(db, tables === undefined ? functions : (functions ?? []));
+  }
   if (tables && tables.length === 0) return catalog;
   const { rows } = await db.query<RelationRow>(relationsQuery(tables));
   for (const row of rows) {

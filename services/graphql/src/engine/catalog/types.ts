@@ -1,4 +1,5 @@
 /** What PostgreSQL says about the tracked tables (introspected from pg_catalog). */
+import type { PgFunction } from "./functions.js";
 
 export interface PgColumn {
   name: string;
@@ -70,6 +71,8 @@ export interface PgCatalog {
   tables: Map<string, PgTable>;
   /** Values of tables tracked with is_enum, keyed by `tableKey`. */
   enumValues: Map<string, EnumValue[]>;
+  /** SQL functions by `schema.name` (overloads share a key); absent when none were read. */
+  functions?: Map<string, PgFunction[]>;
 }
 
 export function tableKey(schema: string, name: string): string {

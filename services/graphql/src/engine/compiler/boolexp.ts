@@ -5,8 +5,10 @@
  */
 import { and, ident, join, type Sql, sql, trusted } from "@platform/core";
 import { fieldNotFound, HasuraError } from "../errors.js";
+import { JsonNumber, jsonText, toParam } from "../json-number.js";
 import type { ColumnModel, RelationshipModel, TableModel } from "../model/types.js";
 import { type CompileContext, isSessionVariable } from "./context.js";
+import { computedFieldExp } from "./functions.js";
 import { mapValue } from "./slot.js";
 import { asList } from "./values.js";
 
@@ -18,6 +20,8 @@ const FALSE = sql`false`;
 const SIMPLE: Record<string, string> = {
   _eq: "=",
   _neq: "<>",
+  // Permissions may spell it `_ne` / `$ne`, as Hasura's metadata parser accepts.
+  _ne: "<>",
   _gt: ">",
   _lt: "<",
   _gte: ">=",
@@ -39,6 +43,15 @@ const SIMPLE: Record<string, string> = {
   _has_keys_all: "?&",
 };
 
+/**
+ * The table a permission's expression is written for: a column comparison's `["$", column]`
+ * names one of its columns, even inside relationships and `_exists`.
+ */
+interface Root {
+  table: TableModel;
+  alias: string;
+}
+
 const COLUMN_COMPARE: Record<string, string> = { _ceq: "=", _cne: "<>", _cneq: "<>", _cgt: ">", _clt: "<", _cgte: ">=", _clte: "<=" };
 
 /** Operator text from the fixed tables above, never from the request. */
@@ -50,47 +63,56 @@ function normalise(key: string): string {
   return key.startsWith("$") ? `_${key.slice(1)}` : key;
 }
 
-export function compileBoolExp(ctx: CompileContext, table: TableModel, alias: string, exp: unknown, source: ExpSource): Sql {
+export function compileBoolExp(
+  ctx: CompileContext,
+  table: TableModel,
+  alias: string,
+  exp: unknown,
+  source: ExpSource,
+  root: Root = { table, alias },
+): Sql {
   if (exp === null || exp === undefined || typeof exp !== "object" || Array.isArray(exp)) return TRUE;
   const parts: Sql[] = [];
   for (const [rawKey, value] of Object.entries(exp as Record<string, unknown>)) {
     const key = normalise(rawKey);
-    if (key === "_and") parts.push(and(asList(value).map((e) => compileBoolExp(ctx, table, alias, e, source))));
+    if (key === "_and") parts.push(and(asList(value).map((e) => compileBoolExp(ctx, table, alias, e, source, root))));
     else if (key === "_or") {
       const list = asList(value);
       parts.push(
         list.length === 0
           ? FALSE
           : sql`(${join(
-              list.map((e) => sql`(${compileBoolExp(ctx, table, alias, e, source)})`),
+              list.map((e) => sql`(${compileBoolExp(ctx, table, alias, e, source, root)})`),
               sql` OR `,
             )})`,
       );
-    } else if (key === "_not") parts.push(sql`NOT (${compileBoolExp(ctx, table, alias, value, source)})`);
-    else if (key === "_exists") parts.push(existsExp(ctx, value, source));
+    } else if (key === "_not") parts.push(sql`NOT (${compileBoolExp(ctx, table, alias, value, source, root)})`);
+    else if (key === "_exists") parts.push(existsExp(ctx, value, source, root));
     else {
       const column =
         source === "graphql"
           ? (table.columnByField.get(key) ?? null)
           : (table.columnByName.get(key) ?? table.columnByField.get(key) ?? null);
-      if (column) parts.push(columnExp(ctx, table, alias, column, value, source));
+      if (column) parts.push(columnExp(ctx, table, alias, column, value, source, root));
       else {
         const rel = table.relationships.get(key);
-        if (!rel) throw fieldNotFound(key, `${table.typeName}_bool_exp`);
-        parts.push(relationshipExp(ctx, table, alias, rel, value, source));
+        const computed = table.computedFields.get(key);
+        if (rel) parts.push(relationshipExp(ctx, table, alias, rel, value, source, root));
+        else if (computed) parts.push(computedFieldExp(ctx, table, alias, computed, value, source, root));
+        else throw fieldNotFound(key, `${table.typeName}_bool_exp`);
       }
     }
   }
   return and(parts);
 }
 
-function existsExp(ctx: CompileContext, value: unknown, source: ExpSource): Sql {
+function existsExp(ctx: CompileContext, value: unknown, source: ExpSource, root: Root): Sql {
   const spec = (value ?? {}) as { _table?: { schema: string; name: string } | string; _where?: unknown };
   const t = typeof spec._table === "string" ? { schema: "public", name: spec._table } : spec._table;
   if (!t) return TRUE;
   const table = ctx.table(`${t.schema}.${t.name}`);
   const alias = ctx.alias();
-  return sql`EXISTS (SELECT 1 FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${compileBoolExp(ctx, table, alias, spec._where, source)})`;
+  return sql`EXISTS (SELECT 1 FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${compileBoolExp(ctx, table, alias, spec._where, source, root)})`;
 }
 
 /** A relationship in a filter: some related row (readable by the role) matches. */
@@ -101,13 +123,14 @@ function relationshipExp(
   rel: RelationshipModel,
   value: unknown,
   source: ExpSource,
+  root: Root,
 ): Sql {
   const target = ctx.table(rel.target);
   const targetAlias = ctx.alias();
   const joinOn = joinCondition(rel, alias, targetAlias);
   // Permission rules are evaluated with full access to the related table; user filters see only what the role may read.
   const permission = source === "permission" ? sql`true` : permissionFilter(ctx, target, targetAlias);
-  const nested = compileBoolExp(ctx, target, targetAlias, value, source);
+  const nested = compileBoolExp(ctx, target, targetAlias, value, source, root);
   return sql`EXISTS (SELECT 1 FROM ${ident(target.schema, target.name)} AS ${ident(targetAlias)} WHERE ${and([joinOn, permission, nested])})`;
 }
 
@@ -129,7 +152,7 @@ function operand(ctx: CompileContext, column: ColumnModel, value: unknown, sourc
 /** A bound value; for json/jsonb columns every GraphQL value, a string too, is JSON (`"x"` is the JSON string). */
 export function jsonAware(pgType: string, value: unknown): Sql {
   const json = pgType === "json" || pgType === "jsonb";
-  return sql`${mapValue(value, (v) => (json || (v !== null && typeof v === "object") ? JSON.stringify(v) : v))}`;
+  return sql`${mapValue(value, (v) => (json || (v !== null && typeof v === "object" && !(v instanceof JsonNumber)) ? jsonText(v) : toParam(v)))}`;
 }
 
 /** A text (or text[]) operand of the jsonb key operators; a session variable holds a Postgres array literal. */
@@ -143,11 +166,21 @@ function typeName(column: ColumnModel): Sql {
   return sql`${ident(column.pgType)}`;
 }
 
-function columnExp(ctx: CompileContext, table: TableModel, alias: string, column: ColumnModel, value: unknown, source: ExpSource): Sql {
+function columnExp(
+  ctx: CompileContext,
+  table: TableModel,
+  alias: string,
+  column: ColumnModel,
+  value: unknown,
+  source: ExpSource,
+  root: Root,
+  /** What is compared instead of the column itself (the column cast by `_cast`). */
+  cast?: Sql,
+): Sql {
   // Permissions may say `{col: "X-Hasura-User-Id"}` for `{col: {_eq: ...}}`, as Hasura accepts.
   if (value === null || typeof value !== "object" || Array.isArray(value))
-    return columnExp(ctx, table, alias, column, { _eq: value }, source);
-  const target = sql`${ident(alias, column.name)}`;
+    return columnExp(ctx, table, alias, column, { _eq: value }, source, root, cast);
+  const target = cast ?? sql`${ident(alias, column.name)}`;
   const parts: Sql[] = [];
   for (const [rawKey, operandValue] of Object.entries(value as Record<string, unknown>)) {
     const key = normalise(rawKey);
@@ -157,6 +190,7 @@ function columnExp(ctx: CompileContext, table: TableModel, alias: string, column
       throw new HasuraError("validation-failed", `unexpected null value for type "${column.scalar}"`);
     }
     if (key === "_is_null") parts.push(operandValue ? sql`${target} IS NULL` : sql`${target} IS NOT NULL`);
+    else if (key === "_cast") parts.push(castExp(ctx, table, alias, column, target, operandValue, source, root));
     else if (key === "_in" || key === "_nin") parts.push(inList(ctx, target, column, key === "_nin", operandValue, source));
     else if (key === "_has_key") parts.push(sql`${target}${op("?")}${keyOperand(ctx, operandValue, source, false)}`);
     else if (key === "_has_keys_any" || key === "_has_keys_all") {
@@ -164,12 +198,35 @@ function columnExp(ctx: CompileContext, table: TableModel, alias: string, column
     } else if (key === "_contains" || key === "_contained_in") {
       parts.push(sql`${target}${op(SIMPLE[key] as string)}${operand(ctx, column, operandValue, source)}::jsonb`);
     } else if (key in COLUMN_COMPARE) {
-      const other = Array.isArray(operandValue) ? operandValue[operandValue.length - 1] : operandValue;
-      const otherColumn = table.columnByName.get(String(other)) ?? table.columnByField.get(String(other));
-      if (!otherColumn) throw new HasuraError("validation-failed", `no such column: "${String(other)}"`);
-      parts.push(sql`${target}${op(COLUMN_COMPARE[key] as string)}${ident(alias, otherColumn.name)}`);
+      // `"col"` or `["col"]`: a column of the current table; `["$", "col"]`: of the permission's root table.
+      const path = Array.isArray(operandValue) ? operandValue : [operandValue];
+      const other = String(path[path.length - 1]);
+      const { table: otherTable, alias: otherAlias } = path.length === 2 && path[0] === "$" ? root : { table, alias };
+      const otherColumn = otherTable.columnByName.get(other) ?? otherTable.columnByField.get(other);
+      if (!otherColumn) throw new HasuraError("validation-failed", `no such column: "${other}"`);
+      parts.push(sql`${target}${op(COLUMN_COMPARE[key] as string)}${ident(otherAlias, otherColumn.name)}`);
     } else if (key in SIMPLE) parts.push(sql`${target}${op(SIMPLE[key] as string)}${operand(ctx, column, operandValue, source)}`);
     else throw fieldNotFound(rawKey, `${column.scalar}_comparison_exp`);
+  }
+  return and(parts);
+}
+
+/** `_cast: {String: {...}}` on jsonb: the column's text compared with String's operators. */
+function castExp(
+  ctx: CompileContext,
+  table: TableModel,
+  alias: string,
+  column: ColumnModel,
+  target: Sql,
+  value: unknown,
+  source: ExpSource,
+  root: Root,
+): Sql {
+  const parts: Sql[] = [];
+  for (const [type, exp] of Object.entries((value ?? {}) as Record<string, unknown>)) {
+    if (type !== "String" || column.pgType !== "jsonb") throw fieldNotFound(type, `${column.scalar}_cast_exp`);
+    const text: ColumnModel = { ...column, pgType: "text", scalar: "String", enumTable: null };
+    parts.push(columnExp(ctx, table, alias, text, exp, source, root, sql`(${target})::text`));
   }
   return and(parts);
 }

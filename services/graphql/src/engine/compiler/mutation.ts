@@ -1,25 +1,31 @@
 /**
  * Mutations (reference/hasura.md 1.9): each root field runs as a few statements inside the
- * request's transaction. Inserted and updated rows are remembered by ctid and read back in
- * one final statement that builds the response JSON, so `returning` sees nested inserts and
- * relationships; deletes build their response from the DELETE's own RETURNING.
+ * request's transaction. Inserted and updated rows are remembered as the text of their row
+ * type (from the statement's own RETURNING, so views without a ctid work too) and turned back
+ * into rows of that type in one final statement that builds the response JSON, so `returning`
+ * sees nested inserts and relationships; deletes build their response from the DELETE's own
+ * RETURNING. As in Hasura, `returning` lists every written row: the select permission decides
+ * its columns and what relationships show, not which written rows appear.
  */
 import { and, ident, join, type Queryable, type Sql, sql } from "@platform/core";
 import { type GraphQLField, type GraphQLObjectType, getNamedType } from "graphql";
 import { HasuraError, jsonPath } from "../errors.js";
+import { JsonNumber } from "../json-number.js";
 import { deleteAccess, insertAccess, updateAccess, type WriteAccess } from "../model/access.js";
 import type { ColumnModel, TableModel } from "../model/types.js";
 import { fieldInfo, type MutationKind } from "../schema/field-info.js";
-import { compileBoolExp, jsonAware, permissionFilter } from "./boolexp.js";
+import { compileBoolExp, jsonAware } from "./boolexp.js";
 import { type CompileContext, isSessionVariable } from "./context.js";
 import { type Collected, collectFields } from "./fields.js";
+import { scientificText } from "./numeric-text.js";
 import { type Path, rowJson } from "./select.js";
 import { argumentValues, asList } from "./values.js";
 
 const CHECK_FAILED = "check constraint of an insert/update permission has failed";
 
 interface Written {
-  ctids: string[];
+  /** Each written row as the text of the table's row type (`ROW(t.*)::text`), in write order. */
+  rows: string[];
   affected: number;
 }
 
@@ -36,11 +42,19 @@ function literal(value: unknown): Sql {
   return jsonAware("", value);
 }
 
-function tidArray(ctids: string[]): Sql {
-  return sql`${`{${ctids.map((c) => `"${c}"`).join(",")}}`}::tid[]`;
+/** A GraphQL number for a numeric (or money) column, as the text Hasura writes (which fixes numeric's display scale). */
+function numberText(column: ColumnModel, value: unknown): string | null {
+  if (column.pgType !== "numeric" && column.pgType !== "money") return null;
+  return typeof value === "number" || value instanceof JsonNumber ? scientificText(value) : null;
 }
 
-async function checked(rows: Array<{ __check?: unknown }>, path: string): Promise<void> {
+/** A value written to a column. */
+function columnLiteral(column: ColumnModel, value: unknown): Sql {
+  const text = column.pgType === "numeric" ? numberText(column, value) : null;
+  return text !== null ? sql`${text}` : jsonAware(column.pgType, value);
+}
+
+function checked(rows: Array<{ __check?: unknown }>, path: string): void {
   if (rows.some((r) => r.__check === false)) throw new HasuraError("permission-error", CHECK_FAILED, path);
 }
 
@@ -53,10 +67,11 @@ async function insertOne(
   forced: Map<string, unknown>,
   onConflict: Record<string, unknown> | undefined,
   path: Path,
+  conflictPath: Path,
 ): Promise<{ row: Record<string, unknown> | null; written: Written }> {
   const access = requireAccess(insertAccess(table, ctx.session.role), "insert", table);
   const values = new Map<string, Sql>();
-  const written: Written = { ctids: [], affected: 0 };
+  const written: Written = { rows: [], affected: 0 };
   for (const [key, value] of Object.entries(input)) {
     const rel = table.relationships.get(key);
     if (rel?.kind !== "object" || rel.insertAfter || value === null) continue;
@@ -71,13 +86,22 @@ async function insertOne(
         );
       }
     }
-    const parent = await insertOne(ctx, tx, ctx.table(rel.target), spec.data, new Map(), spec.on_conflict, [...path, rel.name, "data"]);
+    const parent = await insertOne(
+      ctx,
+      tx,
+      ctx.table(rel.target),
+      spec.data,
+      new Map(),
+      spec.on_conflict,
+      [...path, rel.name, "data"],
+      [...path, rel.name, "on_conflict"],
+    );
     written.affected += parent.written.affected;
     for (const [local, remote] of rel.mapping) values.set(local, literal(parent.row?.[remote] ?? null));
   }
   for (const [key, value] of Object.entries(input)) {
     const column = table.columnByField.get(key);
-    if (column && !values.has(column.name)) values.set(column.name, jsonAware(column.pgType, value));
+    if (column && !values.has(column.name)) values.set(column.name, columnLiteral(column, value));
   }
   for (const [name, value] of forced) {
     const field = table.columnByName.get(name)?.field ?? name;
@@ -100,15 +124,19 @@ async function insertOne(
     values.size === 0
       ? sql`DEFAULT VALUES`
       : sql`(${join([...values.keys()].map((c) => sql`${ident(c)}`))}) VALUES (${join([...values.values()])})`;
-  const conflict = onConflict ? conflictClause(ctx, table, alias, onConflict) : sql``;
-  const check = access.check ? compileBoolExp(ctx, table, alias, access.check, "permission") : sql`true`;
+  const conflict = onConflict ? conflictClause(ctx, table, alias, onConflict, conflictPath) : { clause: sql``, check: null };
+  const insertCheck = access.check ? compileBoolExp(ctx, table, alias, access.check, "permission") : sql`true`;
+  // An upsert that updated the existing row (its xmax is set) answers to the update permission's check.
+  const check = conflict.check
+    ? sql`CASE WHEN ${ident(alias, "xmax")} = 0 THEN (${insertCheck}) ELSE (${conflict.check}) END`
+    : insertCheck;
   const { rows } = await tx.query<Record<string, unknown>>(
-    sql`INSERT INTO ${target} ${body}${conflict} RETURNING ${ident(alias)}.*, ${ident(alias)}.ctid::text AS "__ctid", (${check}) AS "__check"`,
+    sql`INSERT INTO ${target} ${body}${conflict.clause} RETURNING ${ident(alias)}.*, ROW(${ident(alias)}.*)::text AS "__row", (${check}) AS "__check"`,
   );
-  await checked(rows, jsonPath(path.slice(0, path.lastIndexOf("args") + 2)));
+  checked(rows, jsonPath(path.slice(0, path.lastIndexOf("args") + 2)));
   const row = rows[0] ?? null;
   if (row) {
-    written.ctids.push(String(row.__ctid));
+    written.rows.push(String(row.__row));
     written.affected += 1;
   }
   for (const [key, value] of Object.entries(input)) {
@@ -119,21 +147,36 @@ async function insertOne(
     const children = asList(spec.data) as Array<Record<string, unknown>>;
     for (const [i, child] of children.entries()) {
       const childPath = Array.isArray(spec.data) ? [...path, rel.name, "data", i] : [...path, rel.name, "data"];
-      const inserted = await insertOne(ctx, tx, ctx.table(rel.target), child, fk, spec.on_conflict, childPath);
+      const inserted = await insertOne(ctx, tx, ctx.table(rel.target), child, fk, spec.on_conflict, childPath, [
+        ...path,
+        rel.name,
+        "on_conflict",
+      ]);
       written.affected += inserted.written.affected;
     }
   }
   return { row, written };
 }
 
-function conflictClause(ctx: CompileContext, table: TableModel, alias: string, spec: Record<string, unknown>): Sql {
+/** `ON CONFLICT ...`, and the update permission's check for rows it updates (null when none applies). */
+function conflictClause(
+  ctx: CompileContext,
+  table: TableModel,
+  alias: string,
+  spec: Record<string, unknown>,
+  path: Path,
+): { clause: Sql; check: Sql | null } {
   const constraint = String(spec.constraint);
   if (!table.uniqueConstraints.some((u) => u.name === constraint)) {
     throw new HasuraError("validation-failed", `unexpected value "${constraint}" for enum: '${table.typeName}_constraint'`);
   }
-  const columns = (asList(spec.update_columns) as string[]).map((field) => table.columnByField.get(field)?.name ?? field);
-  if (columns.length === 0) return sql` ON CONFLICT ON CONSTRAINT ${ident(constraint)} DO NOTHING`;
+  const fields = asList(spec.update_columns) as string[];
+  const columns = fields.map((field) => table.columnByField.get(field)?.name ?? field);
+  if (columns.length === 0) return { clause: sql` ON CONFLICT ON CONSTRAINT ${ident(constraint)} DO NOTHING`, check: null };
   const update = requireAccess(updateAccess(table, ctx.session.role), "update", table);
+  // `_PLACEHOLDER` fills the update column enum of a role that may update no column; it names nothing.
+  if (fields.some((field) => !update.columns.some((c) => c.field === field)))
+    throw new HasuraError("validation-failed", "erroneous column name", jsonPath(path));
   const sets = columns.map((c) => sql`${ident(c)} = EXCLUDED.${ident(c)}`);
   for (const [name, value] of Object.entries(update.presets)) {
     const column = table.columnByName.get(name);
@@ -143,7 +186,10 @@ function conflictClause(ctx: CompileContext, table: TableModel, alias: string, s
     update.filter ? compileBoolExp(ctx, table, alias, update.filter, "permission") : sql``,
     compileBoolExp(ctx, table, alias, spec.where, "graphql"),
   ]);
-  return sql` ON CONFLICT ON CONSTRAINT ${ident(constraint)} DO UPDATE SET ${join(sets)} WHERE ${where}`;
+  return {
+    clause: sql` ON CONFLICT ON CONSTRAINT ${ident(constraint)} DO UPDATE SET ${join(sets)} WHERE ${where}`,
+    check: update.check ? compileBoolExp(ctx, table, alias, update.check, "permission") : null,
+  };
 }
 
 const UPDATE_OPERATORS = ["_set", "_inc", "_append", "_prepend", "_delete_key", "_delete_elem", "_delete_at_path"];
@@ -152,7 +198,10 @@ function setExpression(alias: string, column: ColumnModel, operator: string, val
   const current = sql`${ident(alias, column.name)}`;
   switch (operator) {
     case "_inc":
-      return sql`${current} + ${literal(value)}`;
+      // money has no `+ numeric`: the increment goes through numeric, which also reads exponent forms such as -2e-2.
+      return column.pgType === "money"
+        ? sql`${current} + ${numberText(column, value) ?? literal(value)}::numeric::money`
+        : sql`${current} + ${columnLiteral(column, value)}`;
     case "_append":
       return sql`${current} || ${literal(value)}::jsonb`;
     case "_prepend":
@@ -164,7 +213,7 @@ function setExpression(alias: string, column: ColumnModel, operator: string, val
     case "_delete_at_path":
       return sql`${current} #- ${`{${(asList(value) as string[]).map((p) => `"${String(p).replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`).join(",")}}`}::text[]`;
     default:
-      return jsonAware(column.pgType, value);
+      return columnLiteral(column, value);
   }
 }
 
@@ -199,17 +248,18 @@ async function updateRows(
     const column = table.columnByName.get(name);
     if (column) sets.push(sql`${ident(name)} = ${presetValue(ctx, column, value)}`);
   }
-  if (sets.length === 0) return { ctids: [], affected: 0 };
+  if (sets.length === 0) return { rows: [], affected: 0 };
   const where = and([
     access.filter ? compileBoolExp(ctx, table, alias, access.filter, "permission") : sql``,
     pk ? pkCondition(table, alias, pk) : compileBoolExp(ctx, table, alias, args.where, "graphql"),
   ]);
   const check = access.check ? compileBoolExp(ctx, table, alias, access.check, "permission") : sql`true`;
-  const { rows } = await tx.query<{ __ctid: string; __check: boolean }>(
-    sql`UPDATE ${ident(table.schema, table.name)} AS ${ident(alias)} SET ${join(sets)} WHERE ${where} RETURNING ${ident(alias)}.ctid::text AS "__ctid", (${check}) AS "__check"`,
+  const { rows } = await tx.query<{ __row: string; __check: boolean }>(
+    sql`UPDATE ${ident(table.schema, table.name)} AS ${ident(alias)} SET ${join(sets)} WHERE ${where} RETURNING ROW(${ident(alias)}.*)::text AS "__row", (${check}) AS "__check"`,
   );
-  await checked(rows, jsonPath([...path, "args"]));
-  return { ctids: rows.map((r) => r.__ctid), affected: rows.length };
+  // Hasura reports a failed update check at the root of the request.
+  checked(rows, "$");
+  return { rows: rows.map((r) => r.__row), affected: rows.length };
 }
 
 function pkCondition(table: TableModel, alias: string, values: Record<string, unknown>): Sql {
@@ -222,22 +272,27 @@ function objectType(def: GraphQLField<unknown, unknown>): GraphQLObjectType {
   return getNamedType(def.type) as GraphQLObjectType;
 }
 
-/** Rows written earlier in this transaction, read back by ctid in write order and filtered by the role's select permission. */
+/**
+ * Rows written earlier in this transaction, in write order: each row text cast back to the
+ * table's row type, so the alias is a row of the table (or view) for columns, relationships
+ * and functions taking the row.
+ */
 function writtenRows(
   ctx: CompileContext,
   table: TableModel,
-  ctids: string[],
+  rows: string[],
   field: Collected,
   type: GraphQLObjectType,
   path: Path,
   single: boolean,
 ): Sql {
   const alias = ctx.alias();
+  const list = ctx.alias();
   const fields = collectFields(field.selections, type.name, ctx.fragments, ctx.variables);
   const row = rowJson(ctx, table, alias, fields, type, path);
-  const from = sql`FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${and([sql`${ident(alias)}.ctid = ANY(${tidArray(ctids)})`, permissionFilter(ctx, table, alias)])}`;
-  if (single) return sql`(SELECT ${row} ${from} LIMIT 1)`;
-  return sql`(SELECT coalesce(json_agg(${row} ORDER BY array_position(${tidArray(ctids)}, ${ident(alias)}.ctid)), '[]'::json) ${from})`;
+  const from = sql`FROM unnest(${rows}::text[]) WITH ORDINALITY AS ${ident(list)}("r", "n") CROSS JOIN LATERAL CAST(${ident(list, "r")} AS ${ident(table.schema, table.name)}) AS ${ident(alias)}`;
+  if (single) return sql`(SELECT ${row} ${from} ORDER BY ${ident(list, "n")} LIMIT 1)`;
+  return sql`(SELECT coalesce(json_agg(${row} ORDER BY ${ident(list, "n")}), '[]'::json) ${from})`;
 }
 
 /** `{affected_rows, returning}` in selection order; `rows` builds the returning list from a given alias source. */
@@ -278,19 +333,23 @@ export async function runMutationField(
   const type = objectType(def);
   if (kind === "insert" || kind === "insert_one") {
     const objects = kind === "insert" ? (asList(args.objects) as Array<Record<string, unknown>>) : [args.object as Record<string, unknown>];
-    const written: Written = { ctids: [], affected: 0 };
+    const written: Written = { rows: [], affected: 0 };
     for (const [i, object] of objects.entries()) {
       const objectPath = kind === "insert" ? [...path, "args", "objects", i] : [...path, "args", "object"];
-      const one = await insertOne(ctx, tx, table, object, new Map(), args.on_conflict as Record<string, unknown> | undefined, objectPath);
-      written.ctids.push(...one.written.ctids.slice(0, 1));
+      const one = await insertOne(ctx, tx, table, object, new Map(), args.on_conflict as Record<string, unknown> | undefined, objectPath, [
+        ...path,
+        "args",
+        "on_conflict",
+      ]);
+      written.rows.push(...one.written.rows.slice(0, 1));
       written.affected += one.written.affected;
     }
     if (kind === "insert_one")
-      return written.ctids.length === 0 ? "null" : text(tx, writtenRows(ctx, table, written.ctids, field, type, path, true));
+      return written.rows.length === 0 ? "null" : text(tx, writtenRows(ctx, table, written.rows, field, type, path, true));
     return text(
       tx,
       responseJson(ctx, type, field, written.affected, (f, t) =>
-        writtenRows(ctx, table, written.ctids, f, t, [...path, "selectionSet", f.responseKey], false),
+        writtenRows(ctx, table, written.rows, f, t, [...path, "selectionSet", f.responseKey], false),
       ),
     );
   }
@@ -298,11 +357,11 @@ export async function runMutationField(
     const pk = kind === "update_by_pk" ? ((args.pk_columns ?? {}) as Record<string, unknown>) : null;
     const written = await updateRows(ctx, tx, table, args, pk, path);
     if (kind === "update_by_pk")
-      return written.ctids.length === 0 ? "null" : text(tx, writtenRows(ctx, table, written.ctids, field, type, path, true));
+      return written.rows.length === 0 ? "null" : text(tx, writtenRows(ctx, table, written.rows, field, type, path, true));
     return text(
       tx,
       responseJson(ctx, type, field, written.affected, (f, t) =>
-        writtenRows(ctx, table, written.ctids, f, t, [...path, "selectionSet", f.responseKey], false),
+        writtenRows(ctx, table, written.rows, f, t, [...path, "selectionSet", f.responseKey], false),
       ),
     );
   }
@@ -314,7 +373,7 @@ export async function runMutationField(
         await text(
           tx,
           responseJson(ctx, type, field, written.affected, (f, t) =>
-            writtenRows(ctx, table, written.ctids, f, t, [...path, "selectionSet", f.responseKey], false),
+            writtenRows(ctx, table, written.rows, f, t, [...path, "selectionSet", f.responseKey], false),
           ),
         ),
       );

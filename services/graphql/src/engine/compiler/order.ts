@@ -4,6 +4,7 @@ import { fieldNotFound, HasuraError } from "../errors.js";
 import type { TableModel } from "../model/types.js";
 import { joinCondition, permissionFilter } from "./boolexp.js";
 import type { CompileContext } from "./context.js";
+import { functionCall, rowValue } from "./functions.js";
 import { asList } from "./values.js";
 
 export interface OrderTerm {
@@ -30,6 +31,39 @@ function direction(value: unknown): Sql {
   return trusted(text);
 }
 
+/** The rows an order_by key reads: an object relationship, or an array relationship's or table computed field's rows (`<name>_aggregate`). */
+function relatedRows(
+  ctx: CompileContext,
+  table: TableModel,
+  alias: string,
+  key: string,
+): { target: TableModel; targetAlias: string; from: Sql; object: boolean } | null {
+  const base = key.endsWith("_aggregate") ? key.slice(0, -"_aggregate".length) : null;
+  const rel = table.relationships.get(key) ?? (base !== null ? table.relationships.get(base) : undefined);
+  const computed = rel || base === null ? undefined : table.computedFields.get(base);
+  if (rel) {
+    const target = ctx.table(rel.target);
+    const targetAlias = ctx.alias();
+    const where = and([joinCondition(rel, alias, targetAlias), permissionFilter(ctx, target, targetAlias)]);
+    return {
+      target,
+      targetAlias,
+      from: sql`FROM ${ident(target.schema, target.name)} AS ${ident(targetAlias)} WHERE ${where}`,
+      object: rel.kind === "object",
+    };
+  }
+  if (computed?.returns.kind !== "table") return null;
+  const target = ctx.table(computed.returns.target);
+  const targetAlias = ctx.alias();
+  const call = functionCall(ctx, computed.call, rowValue(table, alias), {}, []);
+  return {
+    target,
+    targetAlias,
+    from: sql`FROM ${call} AS ${ident(targetAlias)} WHERE ${permissionFilter(ctx, target, targetAlias)}`,
+    object: false,
+  };
+}
+
 export function orderTerms(ctx: CompileContext, table: TableModel, alias: string, orderBy: unknown): OrderTerm[] {
   const terms: OrderTerm[] = [];
   for (const item of asList(orderBy)) {
@@ -40,14 +74,16 @@ export function orderTerms(ctx: CompileContext, table: TableModel, alias: string
         terms.push({ expr: sql`${ident(alias, column.name)}`, direction: direction(value), column: column.name });
         continue;
       }
-      const rel =
-        table.relationships.get(key) ??
-        (key.endsWith("_aggregate") ? table.relationships.get(key.slice(0, -"_aggregate".length)) : undefined);
-      if (!rel) throw fieldNotFound(key, `${table.typeName}_order_by`);
-      const target = ctx.table(rel.target);
-      const targetAlias = ctx.alias();
-      const from = sql`FROM ${ident(target.schema, target.name)} AS ${ident(targetAlias)} WHERE ${and([joinCondition(rel, alias, targetAlias), permissionFilter(ctx, target, targetAlias)])}`;
-      if (rel.kind === "object") {
+      const computed = table.computedFields.get(key);
+      if (computed?.returns.kind === "scalar") {
+        const expr = functionCall(ctx, computed.call, rowValue(table, alias), {}, []);
+        terms.push({ expr, direction: direction(value), column: null });
+        continue;
+      }
+      const found = relatedRows(ctx, table, alias, key);
+      if (!found) throw fieldNotFound(key, `${table.typeName}_order_by`);
+      const { target, targetAlias, from } = found;
+      if (found.object) {
         for (const nested of orderTerms(ctx, target, targetAlias, value)) {
           terms.push({ expr: sql`(SELECT ${nested.expr} ${from} LIMIT 1)`, direction: nested.direction, column: null });
         }

@@ -12,6 +12,8 @@ import { fieldInfo } from "../schema/field-info.js";
 import { compileBoolExp, joinCondition, permissionFilter } from "./boolexp.js";
 import type { CompileContext } from "./context.js";
 import { type Collected, collectFields } from "./fields.js";
+import { computedFieldJson } from "./functions.js";
+import { atJsonPath } from "./json-path.js";
 import { orderTerms } from "./order.js";
 import { mapValue } from "./slot.js";
 import { argumentValues } from "./values.js";
@@ -53,7 +55,8 @@ export function rowJson(
     const info = def ? fieldInfo(def.extensions) : undefined;
     if (!def || !info) throw fieldNotFound(f.name, `${type.name}`, jsonPath([...path, "selectionSet", f.responseKey]));
     const here = [...path, "selectionSet", f.responseKey];
-    if (info.kind === "column") columns.push(sql`${columnValue(ctx, table, alias, info.column)} AS ${key}`);
+    if (info.kind === "column")
+      columns.push(sql`${atJsonPath(columnValue(ctx, table, alias, info.column), f, ctx.variables, here)} AS ${key}`);
     else if (info.kind === "object_rel" || info.kind === "array_rel" || info.kind === "array_rel_aggregate") {
       const rel = table.relationships.get(info.rel);
       if (!rel) throw new HasuraError("unexpected", `relationship ${info.rel} missing`);
@@ -65,6 +68,8 @@ export function rowJson(
       if (info.kind === "object_rel") columns.push(sql`${objectJson(ctx, target, child, childType, parent, here)} AS ${key}`);
       else if (info.kind === "array_rel") columns.push(sql`${listJson(ctx, target, args, child, childType, parent, here)} AS ${key}`);
       else columns.push(sql`${aggregateJson(ctx, target, args, child, childType, parent, here)} AS ${key}`);
+    } else if (info.kind === "computed_scalar" || info.kind === "computed_table") {
+      columns.push(sql`${computedFieldJson(ctx, table, alias, f, def, info.computed, here)} AS ${key}`);
     } else throw new HasuraError("unexpected", `unexpected field "${f.name}" in type '${type.name}'`);
   }
   const x = ctx.alias();
@@ -94,6 +99,8 @@ function rowSource(
   path: Path,
   /** Hasura applies a select permission's row limit to row lists, not to aggregates. */
   permissionLimit = true,
+  /** What the rows come from: the table, or a function call returning its rows. */
+  relation: Sql = sql`${ident(table.schema, table.name)}`,
 ): Source {
   const access = ctx.access(table);
   const alias = ctx.alias();
@@ -130,7 +137,7 @@ function rowSource(
   const orderColumns = terms.map((t, i) => sql`, ${t.expr} AS ${ident(`__o${i}`)}`);
   const distinctOn = distinct.length > 0 ? sql`DISTINCT ON (${join(distinct.map((c) => sql`${ident(alias, c)}`))}) ` : sql``;
   const orderBy = terms.length > 0 ? sql` ORDER BY ${join(terms.map((t) => sql`${t.expr} ${t.direction}`))}` : sql``;
-  const inner = sql`SELECT ${distinctOn}${ident(alias)}.*${join(orderColumns, sql``)} FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${where}${orderBy}${limit}${offset}`;
+  const inner = sql`SELECT ${distinctOn}${ident(alias)}.*${join(orderColumns, sql``)} FROM ${relation} AS ${ident(alias)} WHERE ${where}${orderBy}${limit}${offset}`;
   const aggOrder = terms.length > 0 ? sql` ORDER BY ${join(terms.map((t, i) => sql`${ident(alias, `__o${i}`)} ${t.direction}`))}` : sql``;
   return { alias, from: sql`FROM (${inner}) AS ${ident(alias)}`, aggOrder };
 }
@@ -157,8 +164,9 @@ export function listJson(
   type: GraphQLObjectType,
   parent: Parent | null,
   path: Path,
+  relation?: Sql,
 ): Sql {
-  const source = rowSource(ctx, table, args, parent, path);
+  const source = rowSource(ctx, table, args, parent, path, true, relation);
   const row = rowJson(ctx, table, source.alias, fields, type, path);
   return sql`(SELECT coalesce(json_agg(${row}${source.aggOrder}), '[]'::json) ${source.from})`;
 }
@@ -188,8 +196,9 @@ export function aggregateJson(
   type: GraphQLObjectType,
   parent: Parent | null,
   path: Path,
+  relation?: Sql,
 ): Sql {
-  const source = rowSource(ctx, table, args, parent, path, false);
+  const source = rowSource(ctx, table, args, parent, path, false, relation);
   const pairs: Sql[] = [];
   for (const f of fields) {
     const here = [...path, "selectionSet", f.responseKey];
@@ -197,6 +206,13 @@ export function aggregateJson(
     else if (f.name === "nodes") {
       const def = type.getFields().nodes as GraphQLField<unknown, unknown>;
       const nodeType = objectTypeOf(def);
+      if (ctx.access(table).limit !== null) {
+        // The permission's row limit holds for the nodes (the aggregate counts every row): they get their own source.
+        pairs.push(
+          sql`${f.responseKey}::text, ${listJson(ctx, table, args, subFields(ctx, f, nodeType), nodeType, parent, here, relation)}`,
+        );
+        continue;
+      }
       const row = rowJson(ctx, table, source.alias, subFields(ctx, f, nodeType), nodeType, here);
       pairs.push(sql`${f.responseKey}::text, coalesce(json_agg(${row}${source.aggOrder}), '[]'::json)`);
     } else if (f.name === "aggregate") {
@@ -245,9 +261,10 @@ function aggregateFields(ctx: CompileContext, table: TableModel, alias: string, 
   return sql`json_build_object(${join(pairs)})`;
 }
 
-const BIG_NUMERIC = new Set(["int8", "numeric"]);
+/** Hasura's "big numbers" (isBigNum): JSON strings under HASURA_GRAPHQL_STRINGIFY_NUMERIC_TYPES. */
+const BIG_NUMERIC = new Set(["int8", "numeric", "float8", "money"]);
 
-/** A column's value for the JSON row; bigint and numeric become strings when so configured. */
+/** A column's value for the JSON row; big numbers become strings when so configured. */
 function columnValue(ctx: CompileContext, table: TableModel, alias: string, column: string): Sql {
   const type = table.columnByName.get(column)?.pgType ?? "";
   return ctx.options.stringifyNumeric && BIG_NUMERIC.has(type) ? sql`${ident(alias, column)}::text` : sql`${ident(alias, column)}`;
@@ -256,10 +273,14 @@ function columnValue(ctx: CompileContext, table: TableModel, alias: string, colu
 /** Aggregates Hasura types as Float: PostgreSQL's numeric results are cast so they print as JSON floats. */
 const FLOAT_AGGREGATES = new Set(["avg", "stddev", "stddev_pop", "stddev_samp", "var_pop", "var_samp", "variance"]);
 
-/** An aggregate over a column: statistical ones as float8; sum/max/min keep the column's type (a string for bigint/numeric when so configured). */
+/**
+ * An aggregate over a column: statistical ones as float8; sum/max/min keep the column's type.
+ * Over a big-number column, when so configured, every one is PostgreSQL's text of the result
+ * (Hasura stringifies by the column's type: avg of a numeric prints "5.5500000000000000").
+ */
 function aggregateValue(ctx: CompileContext, table: TableModel, alias: string, op: string, column: string): Sql {
   const value = sql`${trusted(op)}(${ident(alias, column)})`;
-  if (FLOAT_AGGREGATES.has(op)) return sql`${value}::float8`;
   const type = table.columnByName.get(column)?.pgType ?? "";
-  return ctx.options.stringifyNumeric && BIG_NUMERIC.has(type) ? sql`${value}::text` : value;
+  if (ctx.options.stringifyNumeric && BIG_NUMERIC.has(type)) return sql`${value}::text`;
+  return FLOAT_AGGREGATES.has(op) ? sql`${value}::float8` : value;
 }

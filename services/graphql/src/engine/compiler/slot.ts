@@ -6,10 +6,12 @@
  * compiler binds them as parameters without looking at them. Everything else (null, booleans,
  * enum values, the keys of input objects, the length of lists) can change the SQL text, so it
  * goes into the plan's signature. A cached plan is reused for any request whose signature is
- * equal, its slots read from that request's variables and session.
+ * equal, its slots read from that request's variables and session. Long numbers (JsonNumbers)
+ * are bound as their text.
  */
 import { GraphQLBoolean, type GraphQLInputType, getNullableType, isEnumType, isInputObjectType, isListType } from "graphql";
 import { HasuraError } from "../errors.js";
+import { JsonNumber, toParam } from "../json-number.js";
 import type { Session } from "../session.js";
 import type { Variables } from "./values.js";
 
@@ -88,9 +90,9 @@ export function slotVariables(variables: Variables, types: ReadonlyMap<string, G
 /** A plan's parameters for one request: slots read, arrays of slots read item by item. */
 export function resolveParams(params: readonly unknown[], input: SlotInput): unknown[] {
   return params.map((p) => {
-    if (p instanceof Slot) return p.read(input);
-    if (Array.isArray(p) && p.some((item) => item instanceof Slot))
-      return p.map((item) => (item instanceof Slot ? item.read(input) : item));
-    return p;
+    if (p instanceof Slot) return toParam(p.read(input));
+    if (Array.isArray(p) && p.some((item) => item instanceof Slot || item instanceof JsonNumber))
+      return p.map((item) => toParam(item instanceof Slot ? item.read(input) : item));
+    return toParam(p);
   });
 }

@@ -4,6 +4,7 @@
  * keep its order). Validation has already run, so shapes are trusted.
  */
 import { type ArgumentNode, Kind, type ValueNode } from "graphql";
+import { numberFromText } from "../json-number.js";
 
 export type Variables = Record<string, unknown>;
 
@@ -13,7 +14,8 @@ export function astValue(node: ValueNode, variables: Variables): unknown {
       return variables[node.name.value];
     case Kind.INT:
     case Kind.FLOAT:
-      return Number(node.value);
+      // 9223372036854775807 keeps its digits (a JsonNumber) instead of becoming the nearest double.
+      return numberFromText(node.value);
     case Kind.STRING:
     case Kind.ENUM:
       return node.value;

@@ -3,6 +3,7 @@
  * keys and functions exist. A narrow interface so the operations stay pure functions of
  * (metadata, arguments, catalog) and tests can hand them a plain object.
  */
+import { functionKey, type PgFunction } from "../catalog/functions.js";
 import { type PgCatalog, tableKey } from "../catalog/types.js";
 
 export interface ForeignKeyInfo {
@@ -24,6 +25,8 @@ export interface CatalogView {
   columnType?(schema: string, name: string, column: string): string | undefined;
   /** When absent, track_function does not check that the function exists. */
   hasFunction?(schema: string, name: string): boolean;
+  /** The overloads of a function; when absent, functions and computed fields are not validated. */
+  functions?(schema: string, name: string): PgFunction[] | undefined;
 }
 
 /** A view over the introspected catalog. */
@@ -45,5 +48,13 @@ export function catalogViewOf(catalog: PgCatalog): CatalogView {
       const found = table(schema, name)?.columns.find((c) => c.name === column);
       return found ? (found.baseType ?? found.type) : undefined;
     },
+    ...(catalog.functions ? functionsView(catalog.functions) : {}),
+  };
+}
+
+function functionsView(functions: Map<string, PgFunction[]>): Pick<CatalogView, "hasFunction" | "functions"> {
+  return {
+    hasFunction: (schema, name) => functions.has(functionKey(schema, name)),
+    functions: (schema, name) => functions.get(functionKey(schema, name)),
   };
 }

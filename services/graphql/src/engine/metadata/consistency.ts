@@ -9,6 +9,7 @@
 import { quoted, tableLabel } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import { setOrDrop } from "./edit.js";
+import { dropInconsistentFunctions, functionInconsistencies, pruneDroppedFunctions } from "./functions.js";
 import { boolExpUsesField, missingColumns, PERMISSION_KINDS, type PermissionKind } from "./permissions.js";
 import { checkRelationship, removeRelationship } from "./relationships.js";
 import { enumProblemsMessage, enumTableProblems } from "./tables.js";
@@ -84,7 +85,10 @@ function tableInconsistencies(source: SourceMetadata, table: TableMetadata, cata
 }
 
 export function findInconsistencies(metadata: Metadata, catalog: CatalogView): InconsistentObject[] {
-  return metadata.sources.flatMap((source) => source.tables.flatMap((table) => tableInconsistencies(source, table, catalog)));
+  return [
+    ...metadata.sources.flatMap((source) => source.tables.flatMap((table) => tableInconsistencies(source, table, catalog))),
+    ...functionInconsistencies(metadata, catalog),
+  ];
 }
 
 function columnsOf(catalog: CatalogView, table: TableMetadata): Set<string> {
@@ -145,11 +149,15 @@ export function pruneAfterSchemaChange(metadata: Metadata, was: CatalogView, now
     changed = true;
     return { ...source, tables: pruned };
   });
-  return changed ? { ...metadata, sources } : metadata;
+  return pruneDroppedFunctions(changed ? { ...metadata, sources } : metadata, was, now);
 }
 
 /** drop_inconsistent_metadata: removes every object findInconsistencies reports. */
 export function dropInconsistent(metadata: Metadata, catalog: CatalogView): Metadata {
+  return dropInconsistentFunctions(dropInconsistentTables(metadata, catalog), catalog);
+}
+
+function dropInconsistentTables(metadata: Metadata, catalog: CatalogView): Metadata {
   return {
     ...metadata,
     sources: metadata.sources.map((source) => {

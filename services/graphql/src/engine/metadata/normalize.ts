@@ -80,6 +80,8 @@ function relationshipUsing(value: unknown, kind: "object" | "array", path: strin
   if (fk !== undefined && manual !== undefined) throw parseFailed(`only ${fragment}`, path);
   if (manual !== undefined) return { manual_configuration: manualConfiguration(manual, at(path, "manual_configuration")) };
   const fkPath = at(path, "foreign_key_constraint_on");
+  // An array relationship's key is always on the other table (Hasura's wording for anything else).
+  if (kind === "array" && !isObject(fk)) throw parseFailed("Expecting object { table, columns }.", fkPath);
   if (kind === "array" || isObject(fk)) return { foreign_key_constraint_on: remoteForeignKey(asObject(fk, fkPath), fkPath) };
   const columns = columnList(fk, fkPath);
   if (columns.length === 0) throw parseFailed("expected a non-empty list of columns", fkPath);

@@ -9,6 +9,7 @@ import { asObject, optionalBoolean, parseFailed } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import { dropInconsistent, findInconsistencies } from "./consistency.js";
 import { ARGS, type Operation, type OperationResult, success } from "./edit.js";
+import { createFunctionPermission, dropFunctionPermission, setFunctionCustomization } from "./function-ops.js";
 import { normalizeMetadata } from "./normalize.js";
 import { permissionOperations, setPermissionComment } from "./permissions.js";
 import {
@@ -91,6 +92,9 @@ const SOURCE_OPERATIONS: Record<string, Operation> = {
   drop_computed_field: dropComputedField,
   track_function: trackFunction,
   untrack_function: untrackFunction,
+  set_function_customization: setFunctionCustomization,
+  create_function_permission: createFunctionPermission,
+  drop_function_permission: dropFunctionPermission,
   create_object_relationship: createObjectRelationship,
   create_array_relationship: createArrayRelationship,
   drop_relationship: dropRelationship,

@@ -21,7 +21,8 @@ import {
   tableLabel,
 } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
-import { ARGS, inconsistentObject, type Operation, requireTable, setOrDrop, success, withTable } from "./edit.js";
+import { ARGS, findSource, inconsistentObject, type Operation, requireTable, setOrDrop, success, withTable } from "./edit.js";
+import { checkPermissionComputedFields } from "./functions.js";
 import type { QualifiedTable, RolePermission, TableMetadata } from "./types.js";
 
 export const PERMISSION_KINDS = ["insert", "select", "update", "delete"] as const;
@@ -123,6 +124,8 @@ function createPermission(kind: PermissionKind): Operation {
         },
       ]);
     }
+    if (kind === "select")
+      checkPermissionComputedFields(findSource(metadata, source), tableName, role, permission.computed_fields, catalog);
     const entry: RolePermission<unknown> = comment === undefined ? { role, permission } : { role, permission, comment };
     const key = permissionsKey(kind);
     return success(withTable(metadata, source, tableName, (t) => ({ ...t, [key]: [...permissionsOf(t, kind), entry] })));

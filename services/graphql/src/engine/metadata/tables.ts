@@ -38,7 +38,9 @@ import {
   withSource,
   withTable,
 } from "./edit.js";
+import { checkComputedField, checkTrackedFunction, permissionsUsingComputedField } from "./functions.js";
 import { normalizeConfiguration, normalizeFunction, normalizeTable } from "./normalize.js";
+import { boolExpUsesField } from "./permissions.js";
 import { permissionsUsing, relationshipsInto, removeRelationship } from "./relationships.js";
 import type { ComputedFieldMetadata, FunctionMetadata, QualifiedTable, TableConfiguration, TableMetadata } from "./types.js";
 
@@ -196,6 +198,7 @@ export const addComputedField: Operation = (metadata, rawArgs, catalog) => {
   const tracked = requireTable(metadata, source, table);
   if (fieldNames(tracked, catalog).has(name)) throw fieldConflict(name, table);
   const field = { name, definition: { ...definition, function: fn }, ...(comment ? { comment } : {}) } as ComputedFieldMetadata;
+  checkComputedField(findSource(metadata, source), table, field, catalog);
   return success(withTable(metadata, source, table, (t) => ({ ...t, computed_fields: [...(t.computed_fields ?? []), field] })));
 };
 
@@ -204,16 +207,30 @@ export const dropComputedField: Operation = (metadata, rawArgs) => {
   const source = sourceName(args, ARGS);
   const table = qualifiedTable(requireKey(args, "table", ARGS), at(ARGS, "table"));
   const name = requireString(args, "name", ARGS);
+  const cascade = optionalBoolean(args, "cascade", ARGS) ?? false;
   const fields = (requireTable(metadata, source, table).computed_fields ?? []) as { name?: unknown }[];
   if (!fields.some((f) => f.name === name)) throw new HasuraError("not-exists", `computed field "${name}" does not exist`, ARGS);
+  const dependents = permissionsUsingComputedField(findSource(metadata, source), table, name, boolExpUsesField);
+  if (dependents.length > 0 && !cascade) {
+    throw dependencyError(dependents.map((d) => describeObject("permission", table, `${d.role}.${d.kind}`, source)));
+  }
   return success(
-    withTable(metadata, source, table, (t: TableMetadata) =>
-      setOrDrop(
+    withTable(metadata, source, table, (t: TableMetadata) => {
+      let next = setOrDrop(
         t,
         "computed_fields",
         fields.filter((f) => f.name !== name),
-      ),
-    ),
+      );
+      for (const d of dependents) {
+        const key = `${d.kind}_permissions` as "select_permissions";
+        next = setOrDrop(
+          next,
+          key,
+          (next[key] ?? []).filter((p) => p.role !== d.role),
+        );
+      }
+      return next;
+    }),
   );
 };
 
@@ -238,6 +255,7 @@ export const trackFunction: Operation = (metadata, rawArgs, catalog) => {
   if (catalog.hasFunction && !catalog.hasFunction(entry.function.schema, entry.function.name)) {
     throw new HasuraError("not-exists", `no such function exists in source: ${quoted(entry.function)}`, ARGS);
   }
+  checkTrackedFunction(src, entry, catalog);
   if (isObject(entry.configuration) && Object.keys(entry.configuration).length === 0) delete entry.configuration;
   return success(withSource(metadata, source, (s) => ({ ...s, functions: [...functions, entry] })));
 };

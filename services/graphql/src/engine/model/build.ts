@@ -4,7 +4,15 @@
  * as inconsistent objects) instead of failing the whole schema.
  */
 import { type PgCatalog, type PgTable, tableKey } from "../catalog/types.js";
-import type { ArrayRelationship, Metadata, ObjectRelationship, QualifiedTable, TableMetadata } from "../metadata/types.js";
+import type {
+  ArrayRelationship,
+  FunctionMetadata,
+  Metadata,
+  ObjectRelationship,
+  QualifiedTable,
+  TableMetadata,
+} from "../metadata/types.js";
+import { buildComputedFields, buildTrackedFunctions } from "./build-functions.js";
 import { scalarName } from "./scalars.js";
 import type { ColumnModel, Model, RelationshipModel, RootFieldNames, TableModel } from "./types.js";
 
@@ -72,6 +80,7 @@ export function buildModel(metadata: Metadata, catalog: PgCatalog, sourceName = 
       columnByName: new Map(columns.map((c) => [c.name, c])),
       columnByField: new Map(columns.map((c) => [c.field, c])),
       relationships: new Map(),
+      computedFields: new Map(),
       primaryKey: pg.primaryKey?.columns ?? null,
       uniqueConstraints: pg.uniqueConstraints,
       isEnum: meta.is_enum === true,
@@ -90,7 +99,10 @@ export function buildModel(metadata: Metadata, catalog: PgCatalog, sourceName = 
     for (const rel of meta.object_relationships ?? []) addRelationship(table, pg, rel, "object", tables, catalog);
     for (const rel of meta.array_relationships ?? []) addRelationship(table, pg, rel, "array", tables, catalog);
   }
-  return { tables, roles };
+  for (const meta of tracked)
+    buildComputedFields(meta, tables.get(tableKey(meta.table.schema, meta.table.name)) as TableModel, tables, catalog);
+  const functions = buildTrackedFunctions((source?.functions ?? []) as FunctionMetadata[], tables, catalog);
+  return { tables, functions, roles };
 }
 
 /** Columns with a single-column foreign key to an enum table take that table's GraphQL enum. */

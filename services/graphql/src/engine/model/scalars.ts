@@ -27,6 +27,8 @@ const NOT_COMPARABLE = new Set(["json", "jsonb", "geometry", "geography", "bool"
 const TEXTUAL = new Set(["text", "varchar", "bpchar", "citext", "name"]);
 
 export const isNumeric = (pgType: string): boolean => NUMERIC.has(pgType);
+/** Columns `_inc` accepts: Hasura's numeric types, money included (no aggregates over money, though). */
+export const isIncrementable = (pgType: string): boolean => NUMERIC.has(pgType) || pgType === "money";
 /** min/max eligible (Hasura's isComparableType). */
 export const isComparable = (pgType: string): boolean => !NOT_COMPARABLE.has(pgType) && !pgType.startsWith("_");
 export const isTextual = (pgType: string): boolean => TEXTUAL.has(pgType);

@@ -30,6 +30,48 @@ export interface RelationshipModel {
   insertAfter: boolean;
 }
 
+/** One argument of a SQL function call, in SQL order. */
+export type FunctionArgModel =
+  /** The row of the table a computed field is defined on. */
+  | { kind: "table"; sqlName: string | null }
+  /** The session variables as JSON. */
+  | { kind: "session"; sqlName: string | null; pgType: string; typeSchema: string }
+  /** A value from the `args` input: `name` is its GraphQL field (`arg_1` for an unnamed argument). */
+  | { kind: "input"; name: string; sqlName: string | null; pgType: string; typeSchema: string; scalar: string; hasDefault: boolean };
+
+export interface FunctionCallModel {
+  schema: string;
+  name: string;
+  args: FunctionArgModel[];
+  /** GraphQL name of the `args` input type. */
+  argsTypeName: string;
+  /** Description of the `args` argument. */
+  argsDescription: string;
+}
+
+export interface ComputedFieldModel {
+  name: string;
+  call: FunctionCallModel;
+  /** A scalar (pgType is the return type) or SETOF a tracked table (its key). */
+  returns: { kind: "scalar"; pgType: string; scalar: string } | { kind: "table"; target: string };
+  comment: string | null;
+}
+
+/** A tracked SQL function returning rows of a tracked table. */
+export interface FunctionModel {
+  key: string;
+  call: FunctionCallModel;
+  fieldName: string;
+  aggregateFieldName: string;
+  /** Key of the table whose rows the function returns. */
+  returnTable: string;
+  returnsSet: boolean;
+  exposedAs: "query" | "mutation";
+  description: string;
+  /** Roles granted the function in metadata (needed for functions exposed as mutations). */
+  permissions: Set<string>;
+}
+
 export interface RootFieldNames {
   select: string;
   select_by_pk: string;
@@ -61,6 +103,7 @@ export interface TableModel {
   columnByName: Map<string, ColumnModel>;
   columnByField: Map<string, ColumnModel>;
   relationships: Map<string, RelationshipModel>;
+  computedFields: Map<string, ComputedFieldModel>;
   primaryKey: string[] | null;
   uniqueConstraints: Array<{ name: string; columns: string[] }>;
   isEnum: boolean;
@@ -74,6 +117,8 @@ export interface TableModel {
 
 export interface Model {
   tables: Map<string, TableModel>;
+  /** Tracked functions by `schema.name`. */
+  functions: Map<string, FunctionModel>;
   /** Every role named by a permission. */
   roles: Set<string>;
 }

@@ -17,13 +17,16 @@ import {
   GraphQLObjectType,
   type GraphQLScalarType,
   GraphQLSchema,
+  type GraphQLSchemaConfig,
   GraphQLString,
+  validateSchema,
 } from "graphql";
 import { type SelectAccess, selectAccess, visibleRelationships } from "../model/access.js";
 import { isComparable, isJsonb, isNumeric, isTextual } from "../model/scalars.js";
 import type { ColumnModel, Model, TableModel } from "../model/types.js";
 import { comparisonType, sortFields } from "./comparison.js";
 import type { FieldInfo } from "./field-info.js";
+import { computedBoolExpFields, computedObjectFields, computedOrderByFields, functionRootFields } from "./functions.js";
 import { mutationFields } from "./mutation.js";
 import { cursorOrderingEnum, orderByEnum, ScalarRegistry } from "./scalars.js";
 
@@ -31,6 +34,22 @@ export const NUMERIC_AGGREGATES = ["avg", "stddev", "stddev_pop", "stddev_samp",
 export const ORDER_AGGREGATES = ["max", "min"] as const;
 
 const info = (hasura: FieldInfo) => ({ hasura });
+
+/** json/jsonb column fields take a JSON path into the value (compiler/json-path.ts). */
+const JSON_PATH_ARGS = { path: { type: GraphQLString, description: "JSON select path" } };
+
+const EMPTY_TYPE = / must define one or more (fields|values)\.$/;
+
+/**
+ * The schema, checked by graphql-js except for one rule Hasura does not keep either: a role may
+ * read no column of a table (say, only its aggregate count), so its object, enum and input types
+ * can have no fields. Queries still cannot select an empty selection set.
+ */
+function validSchema(config: GraphQLSchemaConfig): GraphQLSchema {
+  const errors = validateSchema(new GraphQLSchema(config)).filter((e) => !EMPTY_TYPE.test(e.message));
+  if (errors.length > 0) throw new Error(errors.map((e) => e.message).join("\n\n"));
+  return new GraphQLSchema({ ...config, assumeValid: true });
+}
 
 export class RoleSchemaBuilder {
   private readonly scalars = new ScalarRegistry();
@@ -53,14 +72,16 @@ export class RoleSchemaBuilder {
       this.addSelectRoots(query, table, access, access.rootFields);
       this.addSelectRoots(subscription, table, access, access.subscriptionFields);
     }
+    Object.assign(query, functionRootFields(this, "query"));
+    Object.assign(subscription, functionRootFields(this, "query"));
     const root = (name: string, fields: GraphQLFieldConfigMap<unknown, unknown>) =>
       Object.keys(fields).length > 0 ? new GraphQLObjectType({ name, fields: sortFields(fields) }) : undefined;
     const queryRoot =
       root("query_root", query) ??
       new GraphQLObjectType({ name: "query_root", fields: { no_queries_available: { type: new GraphQLNonNull(GraphQLString) } } });
-    return new GraphQLSchema({
+    return validSchema({
       query: queryRoot,
-      mutation: root("mutation_root", mutationFields(this)),
+      mutation: root("mutation_root", { ...mutationFields(this), ...functionRootFields(this, "mutation") }),
       subscription: root("subscription_root", subscription),
     });
   }
@@ -172,8 +193,18 @@ export class RoleSchemaBuilder {
   }
 
   selectArgs(table: TableModel): GraphQLFieldConfigArgumentMap {
+    // Like Hasura, no distinct_on (nor count's `columns`) when the role may read no column.
+    const distinct: GraphQLFieldConfigArgumentMap =
+      this.access(table).columns.length > 0
+        ? {
+            distinct_on: {
+              type: new GraphQLList(new GraphQLNonNull(this.selectColumnEnum(table))),
+              description: "distinct select on columns",
+            },
+          }
+        : {};
     return {
-      distinct_on: { type: new GraphQLList(new GraphQLNonNull(this.selectColumnEnum(table))), description: "distinct select on columns" },
+      ...distinct,
       limit: { type: GraphQLInt, description: "limit the number of rows returned" },
       offset: { type: GraphQLInt, description: "skip the first n rows. Use only with order_by" },
       order_by: { type: new GraphQLList(new GraphQLNonNull(this.orderByType(table))), description: "sort the rows by one or more columns" },
@@ -204,6 +235,7 @@ export class RoleSchemaBuilder {
             fields[c.field] = {
               type: c.nullable ? this.scalar(c) : new GraphQLNonNull(this.scalar(c)),
               ...(c.comment ? { description: c.comment } : {}),
+              ...(c.pgType === "json" || c.pgType === "jsonb" ? { args: JSON_PATH_ARGS } : {}),
               extensions: info({ kind: "column", column: c.name }),
             };
           }
@@ -233,6 +265,7 @@ export class RoleSchemaBuilder {
               };
             }
           }
+          Object.assign(fields, computedObjectFields(this, table));
           return sortFields(fields);
         },
       });
@@ -266,7 +299,7 @@ export class RoleSchemaBuilder {
             count: {
               type: new GraphQLNonNull(GraphQLInt),
               args: {
-                columns: { type: new GraphQLList(new GraphQLNonNull(this.selectColumnEnum(table))) },
+                ...(columns.length > 0 ? { columns: { type: new GraphQLList(new GraphQLNonNull(this.selectColumnEnum(table))) } } : {}),
                 distinct: { type: GraphQLBoolean },
               },
               extensions: info({ kind: "count" }),
@@ -319,10 +352,13 @@ export class RoleSchemaBuilder {
             _not: { type: self },
             _or: { type: new GraphQLList(new GraphQLNonNull(self)) },
           };
+          // A role without select permission (an upsert's or update's `where`) can filter on nothing but _and/_or/_not.
+          if (!selectAccess(table, this.role)) return fields;
           for (const c of this.access(table).columns) fields[c.field] = { type: this.comparison(c) };
           for (const rel of visibleRelationships(this.model, table, this.role)) {
             fields[rel.name] = { type: this.boolExpType(this.model.tables.get(rel.target) as TableModel) };
           }
+          Object.assign(fields, computedBoolExpFields(this, table));
           return sortFields(fields);
         },
       });
@@ -330,7 +366,7 @@ export class RoleSchemaBuilder {
     });
   }
 
-  private comparison(column: ColumnModel): GraphQLInputObjectType {
+  comparison(column: ColumnModel): GraphQLInputObjectType {
     const scalar = this.scalar(column);
     const name = scalar.name;
     return this.named(`${name}_comparison_exp`, () =>
@@ -339,6 +375,7 @@ export class RoleSchemaBuilder {
         scalar,
         { text: !column.enumTable && isTextual(column.pgType), jsonb: isJsonb(column.pgType), ordered: !column.enumTable },
         () => this.scalars.get("jsonb"),
+        () => this.comparison({ ...column, pgType: "text", scalar: "String", enumTable: null }),
       ),
     );
   }
@@ -357,13 +394,14 @@ export class RoleSchemaBuilder {
             if (rel.kind === "object") fields[rel.name] = { type: this.orderByType(target) };
             else fields[`${rel.name}_aggregate`] = { type: this.aggregateOrderByType(target) };
           }
+          Object.assign(fields, computedOrderByFields(this, table));
           return sortFields(fields);
         },
       });
     });
   }
 
-  private aggregateOrderByType(table: TableModel): GraphQLInputObjectType {
+  aggregateOrderByType(table: TableModel): GraphQLInputObjectType {
     const name = `${table.typeName}_aggregate_order_by`;
     return this.named(name, () => {
       const columns = this.access(table).columns;

@@ -10,6 +10,8 @@ export function comparisonType(
   scalar: GraphQLInputType,
   kind: { text: boolean; jsonb: boolean; ordered: boolean },
   jsonbScalar: () => GraphQLInputType,
+  /** String_comparison_exp, for `_cast: {String: ...}` on jsonb. */
+  stringComparison?: () => GraphQLInputType,
 ): GraphQLInputObjectType {
   return new GraphQLInputObjectType({
     name: `${name}_comparison_exp`,
@@ -34,6 +36,7 @@ export function comparisonType(
           _has_keys_all: { type: new GraphQLList(new GraphQLNonNull(GraphQLString)) },
           _has_keys_any: { type: new GraphQLList(new GraphQLNonNull(GraphQLString)) },
         });
+        if (stringComparison) fields._cast = { type: castType(name, { String: stringComparison }) };
       }
       return sortFields(fields);
     },
@@ -43,4 +46,12 @@ export function comparisonType(
 /** Hasura lists fields alphabetically. */
 export function sortFields<T>(fields: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** `<Scalar>_cast_exp`: the column compared as another type (`jsonb_cast_exp { String: String_comparison_exp }`). */
+function castType(name: string, targets: Record<string, () => GraphQLInputType>): GraphQLInputObjectType {
+  return new GraphQLInputObjectType({
+    name: `${name}_cast_exp`,
+    fields: () => Object.fromEntries(Object.entries(targets).map(([target, type]) => [target, { type: type() }])),
+  });
 }

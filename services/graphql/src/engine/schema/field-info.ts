@@ -6,7 +6,9 @@ export type FieldInfo =
   | { kind: "column"; column: string }
   | { kind: "object_rel" | "array_rel" | "array_rel_aggregate"; rel: string }
   | { kind: "aggregate" | "nodes" | "count" }
-  | { kind: "aggregate_op"; op: string };
+  | { kind: "aggregate_op"; op: string }
+  | { kind: "computed_scalar" | "computed_table"; computed: string }
+  | { kind: "function" | "function_aggregate"; table: string; fn: string };
 
 export function fieldInfo(extensions: unknown): FieldInfo | undefined {
   return (extensions as { hasura?: FieldInfo } | undefined)?.hasura;

@@ -13,7 +13,7 @@ import {
   GraphQLString,
 } from "graphql";
 import { deleteAccess, insertAccess, selectAccess, updateAccess, type WriteAccess } from "../model/access.js";
-import { isJsonb, isNumeric } from "../model/scalars.js";
+import { isIncrementable, isJsonb } from "../model/scalars.js";
 import type { ColumnModel, TableModel } from "../model/types.js";
 import type { RoleSchemaBuilder } from "./build.js";
 import { sortFields } from "./comparison.js";
@@ -235,7 +235,7 @@ function updateOperatorArgs(b: RoleSchemaBuilder, table: TableModel, access: Wri
       description: "sets the columns of the filtered rows to the given values",
     };
   }
-  const numeric = access.columns.filter((c) => isNumeric(c.pgType));
+  const numeric = access.columns.filter((c) => isIncrementable(c.pgType));
   if (numeric.length > 0) {
     args._inc = {
       type: columnsInput(b, `${t}_inc_input`, `input type for incrementing numeric columns in table "${table.name}"`, numeric, (c) =>

@@ -1,0 +1,181 @@
+/**
+ * Computed fields and tracked functions in SQL. Every call is `schema.fn(...)` inside the root
+ * field's one statement: a computed field gets the row as `ROW(alias.c1, ...)::schema.table`
+ * (whatever relation the alias reads: a table, a sub-select or a function), the session
+ * argument gets the session variables as JSON, and `args` values are bound parameters cast to
+ * the argument's type. Arguments follow Hasura: positional while present, then by name; an
+ * omitted argument without a default is an error.
+ */
+import { and, ident, join, type Queryable, type Sql, sql } from "@platform/core";
+import { type GraphQLField, type GraphQLObjectType, getNamedType } from "graphql";
+import { HasuraError, jsonPath } from "../errors.js";
+import type { ColumnModel, ComputedFieldModel, FunctionCallModel, FunctionModel, TableModel } from "../model/types.js";
+import type { Session } from "../session.js";
+import { compileBoolExp, type ExpSource, jsonAware, permissionFilter } from "./boolexp.js";
+import type { CompileContext } from "./context.js";
+import { type Collected, collectFields } from "./fields.js";
+import { aggregateJson, listJson, type Path } from "./select.js";
+import { Slot } from "./slot.js";
+import { argumentValues } from "./values.js";
+
+/** The row of `table` read through `alias`, as a value of the table's row type. */
+export function rowValue(table: TableModel, alias: string): Sql {
+  return sql`ROW(${join(table.columns.map((c) => sql`${ident(alias, c.name)}`))})::${ident(table.schema, table.name)}`;
+}
+
+function sessionJson(session: Session): string {
+  return JSON.stringify({ ...session.variables, "x-hasura-role": session.role });
+}
+
+/** The session variables as JSON (a slot read when a cached plan runs). */
+function sessionArgument(ctx: CompileContext): unknown {
+  return ctx.planning ? new Slot(({ session }) => sessionJson(session)) : sessionJson(ctx.session);
+}
+
+function notSupported(message: string, path: Path): HasuraError {
+  return new HasuraError("not-supported", message, jsonPath([...path, "args", "args"]));
+}
+
+/** `schema.fn(a, b, name => c)`; `row` is the table row of a computed field. */
+export function functionCall(ctx: CompileContext, call: FunctionCallModel, row: Sql | null, input: unknown, path: Path): Sql {
+  const given = (input ?? {}) as Record<string, unknown>;
+  const positional: Sql[] = [];
+  const named: Sql[] = [];
+  let gap = false;
+  for (const arg of call.args) {
+    let value: Sql | null;
+    if (arg.kind === "table") value = row ?? sql`NULL`;
+    else if (arg.kind === "session") value = sql`${sessionArgument(ctx)}::${ident(arg.typeSchema, arg.pgType)}`;
+    else {
+      const present = given[arg.name] !== undefined;
+      if (!present && !arg.hasDefault) throw notSupported("Non default arguments cannot be omitted", path);
+      value = present ? sql`${jsonAware(arg.pgType, given[arg.name])}::${ident(arg.typeSchema, arg.pgType)}` : null;
+    }
+    if (value === null) {
+      gap = true;
+      continue;
+    }
+    if (!gap) {
+      positional.push(value);
+      continue;
+    }
+    const sqlName = arg.sqlName;
+    if (sqlName === null) throw notSupported("Only last set of positional arguments can be omitted", path);
+    named.push(sql`${ident(sqlName)} => ${value}`);
+  }
+  return sql`${ident(call.schema, call.name)}(${join([...positional, ...named])})`;
+}
+
+function computedField(table: TableModel, name: string): ComputedFieldModel {
+  const cf = table.computedFields.get(name);
+  if (!cf) throw new HasuraError("unexpected", `computed field ${name} missing`);
+  return cf;
+}
+
+/** As select.ts: Hasura's big numbers are JSON strings under HASURA_GRAPHQL_STRINGIFY_NUMERIC_TYPES. */
+const BIG_NUMERIC = new Set(["int8", "numeric", "float8", "money"]);
+
+/** A computed field in a row's JSON: the scalar value, or the list of rows the function returns. */
+export function computedFieldJson(
+  ctx: CompileContext,
+  table: TableModel,
+  alias: string,
+  field: Collected,
+  def: GraphQLField<unknown, unknown>,
+  name: string,
+  path: Path,
+): Sql {
+  const cf = computedField(table, name);
+  const args = argumentValues(field.node.arguments, ctx.variables);
+  const call = functionCall(ctx, cf.call, rowValue(table, alias), args.args, path);
+  if (cf.returns.kind === "scalar") {
+    return ctx.options.stringifyNumeric && BIG_NUMERIC.has(cf.returns.pgType) ? sql`(${call})::text` : call;
+  }
+  const target = ctx.table(cf.returns.target);
+  const type = getNamedType(def.type) as GraphQLObjectType;
+  const fields = collectFields(field.selections, type.name, ctx.fragments, ctx.variables);
+  return listJson(ctx, target, args, fields, type, null, path, call);
+}
+
+/** A table shaped like one column: lets a scalar computed field reuse the column operators. */
+function oneColumnTable(table: TableModel, column: ColumnModel): TableModel {
+  const only = new Map([[column.name, column]]);
+  return {
+    ...table,
+    columns: [column],
+    columnByName: only,
+    columnByField: only,
+    relationships: new Map(),
+    computedFields: new Map(),
+  };
+}
+
+/**
+ * A computed field in a boolean expression (only argument-free ones are allowed there): a scalar
+ * compared like a column, a table one true when some returned row matches.
+ */
+export function computedFieldExp(
+  ctx: CompileContext,
+  table: TableModel,
+  alias: string,
+  cf: ComputedFieldModel,
+  value: unknown,
+  source: ExpSource,
+  root?: Parameters<typeof compileBoolExp>[5],
+): Sql {
+  const call = functionCall(ctx, cf.call, rowValue(table, alias), {}, []);
+  const inner = ctx.alias();
+  if (cf.returns.kind === "scalar") {
+    const column: ColumnModel = {
+      name: cf.name,
+      field: cf.name,
+      pgType: cf.returns.pgType,
+      scalar: cf.returns.scalar,
+      nullable: true,
+      generated: false,
+      enumTable: null,
+      comment: null,
+    };
+    const condition = compileBoolExp(ctx, oneColumnTable(table, column), inner, { [cf.name]: value }, source, root);
+    return sql`(SELECT ${condition} FROM (SELECT ${call} AS ${ident(cf.name)}) AS ${ident(inner)})`;
+  }
+  const target = ctx.table(cf.returns.target);
+  // As with relationships: permission rules see every row, user filters only what the role may read.
+  const permission = source === "permission" ? sql`true` : permissionFilter(ctx, target, inner);
+  const nested = compileBoolExp(ctx, target, inner, value, source, root);
+  return sql`EXISTS (SELECT 1 FROM ${call} AS ${ident(inner)} WHERE ${and([permission, nested])})`;
+}
+
+/** `fn(args)` and `fn_aggregate(args)` root fields: the function is the row source of a select. */
+export function functionRootJson(
+  ctx: CompileContext,
+  fnKey: string,
+  aggregate: boolean,
+  args: Record<string, unknown>,
+  fields: Collected[],
+  type: GraphQLObjectType,
+  path: Path,
+): Sql {
+  const fn = ctx.model.functions.get(fnKey) as FunctionModel;
+  const table = ctx.table(fn.returnTable);
+  const call = functionCall(ctx, fn.call, null, args.args, path);
+  if (aggregate) return aggregateJson(ctx, table, args, fields, type, null, path, call);
+  const list = listJson(ctx, table, args, fields, type, null, path, call);
+  return fn.returnsSet ? list : sql`(${list}) -> 0`;
+}
+
+/** A function exposed as a mutation: its select, run in the mutation's transaction. */
+export async function runFunctionMutation(
+  ctx: CompileContext,
+  tx: Queryable,
+  fnKey: string,
+  field: Collected,
+  def: GraphQLField<unknown, unknown>,
+): Promise<string> {
+  const type = getNamedType(def.type) as GraphQLObjectType;
+  const args = argumentValues(field.node.arguments, ctx.variables);
+  const fields = collectFields(field.selections, type.name, ctx.fragments, ctx.variables);
+  const json = functionRootJson(ctx, fnKey, false, args, fields, type, ["selectionSet", field.responseKey]);
+  const { rows } = await tx.query<{ r: string | null }>(sql`SELECT (${json})::text AS r`);
+  return rows[0]?.r ?? "null";
+}
