@@ -7,6 +7,7 @@ import { and, ident, join, type Sql, sql, trusted } from "@platform/core";
 import { fieldNotFound, HasuraError } from "../errors.js";
 import { JsonNumber, jsonText, toParam } from "../json-number.js";
 import type { ColumnModel, RelationshipModel, TableModel } from "../model/types.js";
+import { aggregatePredicateExp } from "./aggregate-predicates.js";
 import { type CompileContext, isSessionVariable } from "./context.js";
 import { computedFieldExp } from "./functions.js";
 import { mapValue } from "./slot.js";
@@ -97,8 +98,10 @@ export function compileBoolExp(
       else {
         const rel = table.relationships.get(key);
         const computed = table.computedFields.get(key);
+        const aggregated = key.endsWith("_aggregate") ? table.relationships.get(key.slice(0, -"_aggregate".length)) : undefined;
         if (rel) parts.push(relationshipExp(ctx, table, alias, rel, value, source, root));
         else if (computed) parts.push(computedFieldExp(ctx, table, alias, computed, value, source, root));
+        else if (aggregated?.kind === "array") parts.push(aggregatePredicateExp(ctx, alias, aggregated, value, source));
         else throw fieldNotFound(key, `${table.typeName}_bool_exp`);
       }
     }
@@ -164,6 +167,19 @@ function keyOperand(ctx: CompileContext, value: unknown, source: ExpSource, arra
 
 function typeName(column: ColumnModel): Sql {
   return sql`${ident(column.pgType)}`;
+}
+
+/** A comparison expression (`{_gt: 1}`) applied to any SQL expression of the given column type. */
+export function compareExpression(
+  ctx: CompileContext,
+  table: TableModel,
+  alias: string,
+  column: ColumnModel,
+  target: Sql,
+  value: unknown,
+  source: ExpSource,
+): Sql {
+  return columnExp(ctx, table, alias, column, value, source, { table, alias }, target);
 }
 
 function columnExp(

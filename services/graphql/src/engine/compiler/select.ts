@@ -224,6 +224,16 @@ export function aggregateJson(
   return sql`(SELECT json_build_object(${join(pairs)}) ${source.from})`;
 }
 
+/** `count(*)`, or over the given columns (GraphQL field names), `DISTINCT` when asked. */
+export function countExpression(table: TableModel, alias: string, fields: unknown, distinct: boolean): Sql {
+  const columns = ((fields as string[] | null | undefined) ?? []).map(
+    (field) => sql`${ident(alias, table.columnByField.get(field)?.name ?? field)}`,
+  );
+  if (columns.length === 0) return sql`count(*)`;
+  const keyword = distinct ? sql`DISTINCT ` : sql``;
+  return columns.length === 1 ? sql`count(${keyword}${columns[0] as Sql})` : sql`count(${keyword}(${join(columns)}))`;
+}
+
 function aggregateFields(ctx: CompileContext, table: TableModel, alias: string, fields: Collected[], type: GraphQLObjectType): Sql {
   const pairs: Sql[] = [];
   for (const f of fields) {
@@ -233,13 +243,7 @@ function aggregateFields(ctx: CompileContext, table: TableModel, alias: string, 
     }
     if (f.name === "count") {
       const args = argumentValues(f.node.arguments, ctx.variables);
-      const columns = ((args.columns as string[] | undefined) ?? []).map(
-        (field) => sql`${ident(alias, table.columnByField.get(field)?.name ?? field)}`,
-      );
-      const distinct = args.distinct === true ? sql`DISTINCT ` : sql``;
-      const target =
-        columns.length === 0 ? sql`*` : columns.length === 1 ? sql`${distinct}${columns[0] as Sql}` : sql`${distinct}(${join(columns)})`;
-      pairs.push(sql`${f.responseKey}::text, count(${columns.length === 0 ? sql`*` : target})`);
+      pairs.push(sql`${f.responseKey}::text, ${countExpression(table, alias, args.columns, args.distinct === true)}`);
       continue;
     }
     const def = type.getFields()[f.name];

@@ -24,6 +24,7 @@ import {
 import { type SelectAccess, selectAccess, visibleRelationships } from "../model/access.js";
 import { isComparable, isJsonb, isNumeric, isTextual } from "../model/scalars.js";
 import type { ColumnModel, Model, TableModel } from "../model/types.js";
+import { aggregatePredicateFields } from "./aggregate-predicates.js";
 import { comparisonType, sortFields } from "./comparison.js";
 import type { FieldInfo } from "./field-info.js";
 import { computedBoolExpFields, computedObjectFields, computedOrderByFields, functionRootFields } from "./functions.js";
@@ -358,7 +359,7 @@ export class RoleSchemaBuilder {
           for (const rel of visibleRelationships(this.model, table, this.role)) {
             fields[rel.name] = { type: this.boolExpType(this.model.tables.get(rel.target) as TableModel) };
           }
-          Object.assign(fields, computedBoolExpFields(this, table));
+          Object.assign(fields, aggregatePredicateFields(this, table), computedBoolExpFields(this, table));
           return sortFields(fields);
         },
       });
