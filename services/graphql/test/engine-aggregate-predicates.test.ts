@@ -1,12 +1,9 @@
 /** Aggregation predicates in `where`: `<arrayrel>_aggregate: {count | bool_and | bool_or: {...}}`. */
-import type { Database } from "@platform/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { introspect } from "../src/engine/catalog/introspect.js";
-import { Engine } from "../src/engine/execute.js";
-import { emptyMetadata, type Metadata } from "../src/engine/metadata/types.js";
-import { buildModel } from "../src/engine/model/build.js";
+import { describe, expect, it } from "vitest";
+import type { Metadata } from "../src/engine/metadata/types.js";
 import type { Session } from "../src/engine/session.js";
-import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
+import { testBackends } from "./support/db.js";
+import { ADMIN, asRole, metadataWith, useTestEngine } from "./support/engine.js";
 
 const SCHEMA = `
 CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL);
@@ -22,8 +19,7 @@ INSERT INTO article (title, author_id, is_published, rating) VALUES
 `;
 
 function metadata(): Metadata {
-  const m = emptyMetadata();
-  (m.sources[0] as Metadata["sources"][number]).tables = [
+  return metadataWith([
     {
       table: { schema: "public", name: "author" },
       array_relationships: [
@@ -46,35 +42,19 @@ function metadata(): Metadata {
         { role: "prolific", permission: { columns: ["id"], filter: {} } },
       ],
     },
-  ];
-  return m;
+  ]);
 }
 
-const admin: Session = { role: "admin", variables: {}, isAdmin: true, useBackendOnly: false };
-const as = (role: string): Session => ({ role, variables: {}, isAdmin: false, useBackendOnly: false });
-
 describe.each(testBackends)("%s", (backend) => {
-  let handle: TestDatabase;
-  let db: Database;
-  let engine: Engine;
-  const run = async (query: string, session: Session = admin, variables?: Record<string, unknown>) =>
-    JSON.parse(await engine.execute({ query, variables }, session));
-  const names = async (where: string, session: Session = admin, variables?: Record<string, unknown>) => {
+  const { run } = useTestEngine(backend, { schema: SCHEMA, metadata });
+  const names = async (where: string, session: Session = ADMIN, variables?: Record<string, unknown>) => {
     const body = await run(`query ($n: Int, $b: Boolean) { author(where: ${where}, order_by: {id: asc}) { name } }`, session, variables);
     if (body.errors) throw new Error(JSON.stringify(body.errors));
     return body.data.author.map((a: { name: string }) => a.name);
   };
 
-  beforeAll(async () => {
-    handle = await openTestDatabase(backend);
-    db = handle.db;
-    await db.exec(SCHEMA);
-    engine = new Engine(db, buildModel(metadata(), await introspect(db)), { booleanNullCollapse: false });
-  });
-  afterAll(async () => handle.dispose());
-
   it("offers <rel>_aggregate with count, bool_and and bool_or and their argument types", async () => {
-    const type = async (name: string, session: Session = admin) =>
+    const type = async (name: string, session: Session = ADMIN) =>
       (await run(`{ __type(name: "${name}") { inputFields { name type { kind name ofType { name } } } enumValues { name } } }`, session))
         .data.__type;
     const exp = await type("author_bool_exp");
@@ -110,7 +90,7 @@ describe.each(testBackends)("%s", (backend) => {
       ),
     ).toEqual(["is_published"]);
     // Without allow_aggregations on the related table there is nothing to aggregate.
-    const reader = await type("author_bool_exp", as("reader"));
+    const reader = await type("author_bool_exp", asRole("reader"));
     expect(reader.inputFields.map((f: { name: string }) => f.name)).not.toContain("articles_aggregate");
   });
 
@@ -129,18 +109,18 @@ describe.each(testBackends)("%s", (backend) => {
 
   it("binds variables in the predicate and reuses the plan for new values", async () => {
     const where = `{articles_aggregate: {count: {predicate: {_gte: $n}}}}`;
-    expect(await names(where, admin, { n: 3 })).toEqual(["Alice"]);
-    expect(await names(where, admin, { n: 1 })).toEqual(["Alice", "Bob", "Carol"]);
+    expect(await names(where, ADMIN, { n: 3 })).toEqual(["Alice"]);
+    expect(await names(where, ADMIN, { n: 1 })).toEqual(["Alice", "Bob", "Carol"]);
   });
 
   it("counts only the related rows the role may read", async () => {
     // user sees published articles only: Carol has none, Alice two.
-    expect(await names(`{articles_aggregate: {count: {predicate: {_eq: 0}}}}`, as("user"))).toEqual(["Carol"]);
-    expect(await names(`{articles_aggregate: {count: {predicate: {_eq: 2}}}}`, as("user"))).toEqual(["Alice"]);
+    expect(await names(`{articles_aggregate: {count: {predicate: {_eq: 0}}}}`, asRole("user"))).toEqual(["Carol"]);
+    expect(await names(`{articles_aggregate: {count: {predicate: {_eq: 2}}}}`, asRole("user"))).toEqual(["Alice"]);
   });
 
   it("works in permission filters", async () => {
-    const body = await run(`{ author(order_by: {id: asc}) { name } }`, as("prolific"));
+    const body = await run(`{ author(order_by: {id: asc}) { name } }`, asRole("prolific"));
     expect(body).toEqual({ data: { author: [{ name: "Alice" }, { name: "Carol" }] } });
   });
 
@@ -152,7 +132,7 @@ describe.each(testBackends)("%s", (backend) => {
       message: "exactly one predicate should be specified",
       extensions: { code: "validation-failed" },
     });
-    const reader = await run(`{ author(where: {articles_aggregate: {count: {predicate: {_gt: 1}}}}) { id } }`, as("reader"));
+    const reader = await run(`{ author(where: {articles_aggregate: {count: {predicate: {_gt: 1}}}}) { id } }`, asRole("reader"));
     expect(reader.errors[0].extensions.code).toBe("validation-failed");
     expect(reader.errors[0].message).toContain("articles_aggregate");
   });

@@ -3,16 +3,12 @@
  * a variable is used), long numbers kept exact, json paths, jsonb `_cast`, stringified
  * aggregates and the request-level errors (fragment cycles, directives, persisted queries).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadEnumValues } from "../src/engine/catalog/enum-table.js";
-import { introspect } from "../src/engine/catalog/introspect.js";
-import type { PgTable } from "../src/engine/catalog/types.js";
-import { Engine, type GraphQLRequest } from "../src/engine/execute.js";
-import { emptyMetadata, type Metadata } from "../src/engine/metadata/types.js";
-import { buildModel } from "../src/engine/model/build.js";
-import type { Session } from "../src/engine/session.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Engine, GraphQLRequest } from "../src/engine/execute.js";
+import type { Metadata } from "../src/engine/metadata/types.js";
 import { parseJsonBody } from "../src/http/json-body.js";
-import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
+import { testBackends } from "./support/db.js";
+import { ADMIN, metadataWith, useTestEngine } from "./support/engine.js";
 
 const SCHEMA = `
 CREATE TABLE colors (value text PRIMARY KEY);
@@ -27,33 +23,23 @@ INSERT INTO item (name, qty, big, price, ratio, color, doc, raw) VALUES
   ('c', 3, 30, 3.30, 2.5, NULL, NULL, NULL);
 `;
 
+/** `colors` is an enum table: useTestEngine loads its values, as the runtime does. */
+function metadata(): Metadata {
+  return metadataWith([{ table: { schema: "public", name: "colors" }, is_enum: true }, { table: { schema: "public", name: "item" } }]);
+}
+
 const COLORS = "['blue', 'green', 'red']";
-const admin: Session = { role: "admin", variables: {}, isAdmin: true, useBackendOnly: false };
 
 describe.each(testBackends)("%s", (backend) => {
-  let handle: TestDatabase;
-  let engine: Engine;
+  const suite = useTestEngine(backend, { schema: SCHEMA, metadata });
   let stringified: Engine;
-  const raw = (request: GraphQLRequest, on: Engine = engine) => on.execute(request, admin);
-  const run = async (query: string, variables?: Record<string, unknown>, on: Engine = engine) =>
+  beforeAll(() => {
+    stringified = suite.engineWith({ stringifyNumeric: true });
+  });
+  const raw = (request: GraphQLRequest, on: Engine = suite.engine) => on.execute(request, ADMIN);
+  const run = async (query: string, variables?: Record<string, unknown>, on: Engine = suite.engine) =>
     JSON.parse(await raw({ query, variables }, on));
   const error = async (query: string, variables?: Record<string, unknown>) => (await run(query, variables)).errors?.[0];
-
-  beforeAll(async () => {
-    handle = await openTestDatabase(backend);
-    await handle.db.exec(SCHEMA);
-    const metadata = emptyMetadata();
-    (metadata.sources[0] as Metadata["sources"][number]).tables = [
-      { table: { schema: "public", name: "colors" }, is_enum: true },
-      { table: { schema: "public", name: "item" } },
-    ];
-    const catalog = await introspect(handle.db);
-    catalog.enumValues.set("public.colors", await loadEnumValues(handle.db, catalog.tables.get("public.colors") as PgTable));
-    const model = buildModel(metadata, catalog);
-    engine = new Engine(handle.db, model, { booleanNullCollapse: false });
-    stringified = new Engine(handle.db, model, { booleanNullCollapse: false, stringifyNumeric: true });
-  });
-  afterAll(async () => handle.dispose());
 
   describe("limit and offset", () => {
     it("refuses a string limit and a negative one, literal or variable, at the argument", async () => {

@@ -1,12 +1,9 @@
 /** Computed fields through the engine core: schema per role, select, where, order_by, permissions, session arguments. */
-import type { Database } from "@platform/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { introspect } from "../src/engine/catalog/introspect.js";
-import { Engine } from "../src/engine/execute.js";
-import { emptyMetadata, type Metadata } from "../src/engine/metadata/types.js";
-import { buildModel } from "../src/engine/model/build.js";
+import { describe, expect, it } from "vitest";
+import type { Metadata } from "../src/engine/metadata/types.js";
 import type { Session } from "../src/engine/session.js";
-import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
+import { testBackends } from "./support/db.js";
+import { ADMIN, asRole, metadataWith, useTestEngine, withRoleVariable } from "./support/engine.js";
 
 const SCHEMA = `
 CREATE TABLE author (id serial PRIMARY KEY, first_name text NOT NULL, last_name text);
@@ -42,8 +39,7 @@ $$ LANGUAGE sql STABLE;
 const fn = (name: string) => ({ schema: "public", name });
 
 function metadata(): Metadata {
-  const m = emptyMetadata();
-  (m.sources[0] as Metadata["sources"][number]).tables = [
+  return metadataWith([
     {
       table: fn("author"),
       array_relationships: [{ name: "articles", using: { foreign_key_constraint_on: { table: fn("article"), column: "author_id" } } }],
@@ -75,36 +71,20 @@ function metadata(): Metadata {
         { role: "self", permission: { columns: ["id", "title"], filter: {} } },
       ],
     },
-  ];
-  return m;
+  ]);
 }
 
-const admin: Session = { role: "admin", variables: { "x-hasura-role": "admin" }, isAdmin: true, useBackendOnly: false };
-const as = (role: string, variables: Record<string, string> = {}): Session => ({
-  role,
-  variables: { ...variables, "x-hasura-role": role },
-  isAdmin: false,
-  useBackendOnly: false,
-});
+// Sessions carry their role as x-hasura-role too, as Hasura gives them to SQL functions.
+const admin = withRoleVariable(ADMIN);
+const as = (role: string, variables?: Record<string, string>): Session => withRoleVariable(asRole(role, variables));
 
 const TYPE_QUERY = `query ($name: String!) { __type(name: $name) { fields { name type { name kind ofType { name kind } } args { name type { name kind ofType { name } } } } inputFields { name type { name kind ofType { name } } } } }`;
 
 describe.each(testBackends)("computed fields on %s", (backend) => {
-  let handle: TestDatabase;
-  let db: Database;
-  let engine: Engine;
-  const run = async (query: string, session: Session = admin, variables?: Record<string, unknown>) =>
-    JSON.parse(await engine.execute({ query, variables }, session));
+  const suite = useTestEngine(backend, { schema: SCHEMA, metadata, session: admin });
+  const { run } = suite;
   const typeOf = async (name: string, session: Session = admin) => (await run(TYPE_QUERY, session, { name })).data.__type;
   const names = (list: Array<{ name: string }> | null | undefined) => (list ?? []).map((f) => f.name);
-
-  beforeAll(async () => {
-    handle = await openTestDatabase(backend);
-    db = handle.db;
-    await db.exec(SCHEMA);
-    engine = new Engine(db, buildModel(metadata(), await introspect(db)), { booleanNullCollapse: false });
-  });
-  afterAll(async () => handle.dispose());
 
   describe("schema", () => {
     it("gives admin every computed field, with args and select arguments", async () => {
@@ -276,7 +256,7 @@ describe.each(testBackends)("computed fields on %s", (backend) => {
   });
 
   it("returns bigint computed fields as strings when numerics are stringified", async () => {
-    const stringify = new Engine(db, buildModel(metadata(), await introspect(db)), { booleanNullCollapse: false, stringifyNumeric: true });
+    const stringify = suite.engineWith({ stringifyNumeric: true });
     const body = JSON.parse(await stringify.execute({ query: `{ author_by_pk(id: 1) { article_count } }` }, admin));
     expect(body.data.author_by_pk).toEqual({ article_count: "2" });
   });

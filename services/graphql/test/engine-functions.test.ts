@@ -1,12 +1,9 @@
 /** Tracked SQL functions through the engine core: root fields, args, aggregates, permissions, session arguments, mutations. */
-import type { Database } from "@platform/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { introspect } from "../src/engine/catalog/introspect.js";
-import { Engine } from "../src/engine/execute.js";
-import { emptyMetadata, type Metadata } from "../src/engine/metadata/types.js";
-import { buildModel } from "../src/engine/model/build.js";
+import { describe, expect, it } from "vitest";
+import type { Metadata } from "../src/engine/metadata/types.js";
 import type { Session } from "../src/engine/session.js";
-import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
+import { testBackends } from "./support/db.js";
+import { ADMIN, asRole, metadataWith, useTestEngine, withRoleVariable } from "./support/engine.js";
 
 const SCHEMA = `
 CREATE TABLE article (id serial PRIMARY KEY, title text NOT NULL, owner int NOT NULL, published boolean NOT NULL DEFAULT false, views int NOT NULL DEFAULT 0);
@@ -38,56 +35,39 @@ $$ LANGUAGE sql VOLATILE;
 const name = (n: string) => ({ schema: "public", name: n });
 
 function metadata(): Metadata {
-  const m = emptyMetadata();
-  const source = m.sources[0] as Metadata["sources"][number];
-  source.tables = [
-    {
-      table: name("article"),
-      select_permissions: [
-        { role: "user", permission: { columns: ["id", "title", "owner"], filter: { published: { _eq: true } } } },
-        { role: "owner", permission: { columns: "*", filter: {}, allow_aggregations: true } },
-      ],
-    },
-    { table: name("sum_result") },
-  ];
-  source.functions = [
-    { function: name("search_articles") },
-    { function: name("my_articles"), configuration: { session_argument: "hasura_session" } },
-    { function: name("my_add") },
-    { function: name("positional_add"), configuration: { custom_name: "add_positional" } },
-    { function: name("newest_article"), configuration: { custom_root_fields: { function: "latest_article" } } },
-    { function: name("view_article"), permissions: [{ role: "owner" }] },
-    { function: name("all_articles_volatile"), configuration: { exposed_as: "query" } },
-  ];
-  return m;
+  return metadataWith(
+    [
+      {
+        table: name("article"),
+        select_permissions: [
+          { role: "user", permission: { columns: ["id", "title", "owner"], filter: { published: { _eq: true } } } },
+          { role: "owner", permission: { columns: "*", filter: {}, allow_aggregations: true } },
+        ],
+      },
+      { table: name("sum_result") },
+    ],
+    [
+      { function: name("search_articles") },
+      { function: name("my_articles"), configuration: { session_argument: "hasura_session" } },
+      { function: name("my_add") },
+      { function: name("positional_add"), configuration: { custom_name: "add_positional" } },
+      { function: name("newest_article"), configuration: { custom_root_fields: { function: "latest_article" } } },
+      { function: name("view_article"), permissions: [{ role: "owner" }] },
+      { function: name("all_articles_volatile"), configuration: { exposed_as: "query" } },
+    ],
+  );
 }
 
-const admin: Session = { role: "admin", variables: { "x-hasura-role": "admin" }, isAdmin: true, useBackendOnly: false };
-const as = (role: string, variables: Record<string, string> = {}): Session => ({
-  role,
-  variables: { ...variables, "x-hasura-role": role },
-  isAdmin: false,
-  useBackendOnly: false,
-});
+// Sessions carry their role as x-hasura-role too, as Hasura gives them to SQL functions.
+const admin = withRoleVariable(ADMIN);
+const as = (role: string, variables?: Record<string, string>): Session => withRoleVariable(asRole(role, variables));
 
 const ROOTS = `{ __schema { queryType { fields { name description args { name type { kind name ofType { name } } } type { kind name } } }
   mutationType { fields { name } } subscriptionType { fields { name } } } }`;
 
 describe.each(testBackends)("tracked functions on %s", (backend) => {
-  let handle: TestDatabase;
-  let db: Database;
-  let engine: Engine;
-  const run = async (query: string, session: Session = admin, variables?: Record<string, unknown>) =>
-    JSON.parse(await engine.execute({ query, variables }, session));
+  const { run } = useTestEngine(backend, { schema: SCHEMA, metadata, session: admin });
   const names = (list: Array<{ name: string }> | null | undefined) => (list ?? []).map((f) => f.name);
-
-  beforeAll(async () => {
-    handle = await openTestDatabase(backend);
-    db = handle.db;
-    await db.exec(SCHEMA);
-    engine = new Engine(db, buildModel(metadata(), await introspect(db)), { booleanNullCollapse: false });
-  });
-  afterAll(async () => handle.dispose());
 
   describe("schema", () => {
     it("exposes functions as query, subscription and mutation root fields", async () => {

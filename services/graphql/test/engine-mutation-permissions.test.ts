@@ -3,15 +3,11 @@
  * check, roles without select permission), column comparisons against the permission's root
  * table, where check failures point, `_inc` on every numeric type, and rollback of a failure.
  */
-import type { Database } from "@platform/core";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { introspect } from "../src/engine/catalog/introspect.js";
+import { beforeEach, describe, expect, it } from "vitest";
 import { insertRows } from "../src/engine/dml.js";
-import { Engine } from "../src/engine/execute.js";
-import { emptyMetadata, type Metadata } from "../src/engine/metadata/types.js";
-import { buildModel } from "../src/engine/model/build.js";
-import type { Session } from "../src/engine/session.js";
-import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
+import type { Metadata } from "../src/engine/metadata/types.js";
+import { testBackends } from "./support/db.js";
+import { asRole, metadataWith, useTestEngine } from "./support/engine.js";
 
 const SCHEMA = `
 CREATE TABLE article (id serial PRIMARY KEY, title text, content text, author_id int, is_published boolean NOT NULL DEFAULT false);
@@ -26,9 +22,8 @@ CREATE TABLE numerics (id serial PRIMARY KEY, num_smallint smallint, num_integer
 `;
 
 function metadata(): Metadata {
-  const m = emptyMetadata();
   const t = (name: string) => ({ schema: "public", name });
-  (m.sources[0] as Metadata["sources"][number]).tables = [
+  return metadataWith([
     {
       table: t("article"),
       select_permissions: [
@@ -91,46 +86,27 @@ function metadata(): Metadata {
       ],
     },
     { table: t("numerics") },
-  ];
-  return m;
+  ]);
 }
 
-const admin: Session = { role: "admin", variables: {}, isAdmin: true, useBackendOnly: false };
-const role = (name: string, variables: Record<string, string> = {}): Session => ({
-  role: name,
-  variables,
-  isAdmin: false,
-  useBackendOnly: false,
-});
-
 describe.each(testBackends)("%s", (backend) => {
-  let handle: TestDatabase;
-  let db: Database;
-  let engine: Engine;
-  const run = async (query: string, session: Session = admin, variables?: Record<string, unknown>) =>
-    JSON.parse(await engine.execute({ query, variables }, session));
-  const rows = async <T extends Record<string, unknown>>(query: string) => (await db.query<T>({ text: query, values: [] })).rows;
+  const suite = useTestEngine(backend, { schema: SCHEMA, metadata, options: { stringifyNumeric: true } });
+  const { run } = suite;
+  const rows = async <T extends Record<string, unknown>>(query: string) => (await suite.db.query<T>({ text: query, values: [] })).rows;
 
-  beforeAll(async () => {
-    handle = await openTestDatabase(backend);
-    db = handle.db;
-    await db.exec(SCHEMA);
-    engine = new Engine(db, buildModel(metadata(), await introspect(db)), { booleanNullCollapse: false, stringifyNumeric: true });
-  });
   beforeEach(async () => {
-    await db.exec("TRUNCATE article, blog, leads, order_cart, items, quota, post, numerics RESTART IDENTITY CASCADE");
-    await db.exec(`INSERT INTO article (title, content, author_id) VALUES ('Article 1', 'c1', 1);
+    await suite.db.exec("TRUNCATE article, blog, leads, order_cart, items, quota, post, numerics RESTART IDENTITY CASCADE");
+    await suite.db.exec(`INSERT INTO article (title, content, author_id) VALUES ('Article 1', 'c1', 1);
       INSERT INTO blog (id, title, author_id) VALUES (1, 'first blog', 1);
       INSERT INTO items (name, item_quantity) VALUES ('pen', 100);
       INSERT INTO quota (owner, max_words) VALUES ('u1', 10);`);
   });
-  afterAll(async () => handle.dispose());
 
   describe("upserts", () => {
     it("refuses the update column placeholder of a role that may update no column, at on_conflict's path", async () => {
       const query = (columns: string) => `mutation { insert_article(objects: [{id: 1, content: "new", author_id: 1}],
         on_conflict: {constraint: article_pkey, update_columns: [${columns}]}) { affected_rows returning { content } } }`;
-      const restricted = role("restricted", { "x-hasura-user-id": "1" });
+      const restricted = asRole("restricted", { "x-hasura-user-id": "1" });
       expect((await run(query(""), restricted)).data.insert_article).toEqual({ affected_rows: 0, returning: [] });
       expect(await run(query("_PLACEHOLDER"), restricted)).toEqual({
         errors: [
@@ -147,7 +123,7 @@ describe.each(testBackends)("%s", (backend) => {
       const body = await run(
         `mutation { insert_blog(objects: [{id: 1, title: "first blog", content: "by 2"}], on_conflict: {constraint: blog_pkey, update_columns: [content]}) {
           affected_rows returning { id title content author_id updated_by } } }`,
-        role("user", { "x-hasura-user-id": "2" }),
+        asRole("user", { "x-hasura-user-id": "2" }),
       );
       expect(body.data.insert_blog).toEqual({
         affected_rows: 1,
@@ -158,8 +134,8 @@ describe.each(testBackends)("%s", (backend) => {
     });
 
     it("lets a role without select permission upsert, and holds the update to its filter and check", async () => {
-      await db.exec(`INSERT INTO leads VALUES (1, 'lead 1', 'sales 1'), (2, 'lead 2', 'sales 2')`);
-      const sales = role("sales", { "x-hasura-user-id": "sales 1" });
+      await suite.db.exec(`INSERT INTO leads VALUES (1, 'lead 1', 'sales 1'), (2, 'lead 2', 'sales 2')`);
+      const sales = asRole("sales", { "x-hasura-user-id": "sales 1" });
       const upsert = (id: number, name: string) =>
         run(
           `mutation { insert_leads(objects: [{id: ${id}, name: "${name}", added_by: "sales 1"}], on_conflict: {constraint: leads_pkey, update_columns: [name]}) { affected_rows } }`,
@@ -182,7 +158,7 @@ describe.each(testBackends)("%s", (backend) => {
       ]);
       const missing = await run(
         `mutation { insert_leads(objects: [{id: 4, name: "x", added_by: "y"}], on_conflict: {constraint: leads_pkey, update_columns: [name]}) { affected_rows } }`,
-        role("sales"),
+        asRole("sales"),
       );
       expect(missing.errors[0]).toEqual({
         message: 'missing session variable: "x-hasura-user-id"',
@@ -194,7 +170,7 @@ describe.each(testBackends)("%s", (backend) => {
   describe("column comparisons", () => {
     it("compares a related table's column with the permission table's column (`$`)", async () => {
       const cart = (quantity: number) =>
-        run(`mutation { insert_order_cart(objects: {item_id: 1, order_cart_quantity: ${quantity}}) { affected_rows } }`, role("user"));
+        run(`mutation { insert_order_cart(objects: {item_id: 1, order_cart_quantity: ${quantity}}) { affected_rows } }`, asRole("user"));
       expect(await cart(106)).toEqual({
         errors: [
           {
@@ -209,7 +185,7 @@ describe.each(testBackends)("%s", (backend) => {
 
     it("reaches the permission table's columns from inside _exists", async () => {
       const post = (words: number, user: string) =>
-        run(`mutation { insert_post(objects: {words: ${words}}) { affected_rows } }`, role("user", { "x-hasura-user-id": user }));
+        run(`mutation { insert_post(objects: {words: ${words}}) { affected_rows } }`, asRole("user", { "x-hasura-user-id": user }));
       expect((await post(10, "u1")).data).toEqual({ insert_post: { affected_rows: 1 } });
       expect((await post(11, "u1")).errors[0].extensions.code).toBe("permission-error");
       expect((await post(1, "u2")).errors[0].extensions.code).toBe("permission-error");
@@ -223,7 +199,7 @@ describe.each(testBackends)("%s", (backend) => {
         `mutation {
           a: update_article(where: {id: {_eq: 1}}, _set: {title: "renamed"}) { affected_rows }
           b: update_article(where: {id: {_eq: 1}}, _set: {is_published: true}) { affected_rows returning { id } } }`,
-        role("user", { "x-hasura-user-id": "1" }),
+        asRole("user", { "x-hasura-user-id": "1" }),
       );
       expect(body).toEqual({
         errors: [
@@ -234,7 +210,7 @@ describe.each(testBackends)("%s", (backend) => {
     });
 
     it("increments every numeric type, money included, keeping Hasura's numeric scale", async () => {
-      await insertRows(db, "numerics", [
+      await insertRows(suite.db, "numerics", [
         {
           num_smallint: 12345,
           num_integer: 12345,

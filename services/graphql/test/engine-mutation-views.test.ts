@@ -1,12 +1,9 @@
 /** Mutations on views (auto-updatable and trigger-backed): written rows come back from the statement's own RETURNING, with no ctid. */
-import { type Database, ident, sql } from "@platform/core";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { introspect } from "../src/engine/catalog/introspect.js";
-import { Engine } from "../src/engine/execute.js";
-import { emptyMetadata, type Metadata } from "../src/engine/metadata/types.js";
-import { buildModel } from "../src/engine/model/build.js";
-import type { Session } from "../src/engine/session.js";
-import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
+import { ident, sql } from "@platform/core";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Metadata } from "../src/engine/metadata/types.js";
+import { testBackends } from "./support/db.js";
+import { ADMIN, asRole, metadataWith, useTestEngine } from "./support/engine.js";
 
 const SCHEMA = `
 CREATE TABLE author (id serial PRIMARY KEY, name text UNIQUE, is_registered boolean NOT NULL DEFAULT false);
@@ -25,9 +22,8 @@ CREATE TRIGGER note_input_insert INSTEAD OF INSERT ON note_input FOR EACH ROW EX
 `;
 
 function metadata(): Metadata {
-  const m = emptyMetadata();
   const simple = { schema: "public", name: "author_simple" };
-  (m.sources[0] as Metadata["sources"][number]).tables = [
+  return metadataWith([
     {
       table: { schema: "public", name: "author" },
       array_relationships: [
@@ -53,29 +49,17 @@ function metadata(): Metadata {
     },
     { table: { schema: "public", name: "person_view" } },
     { table: { schema: "public", name: "note_input" } },
-  ];
-  return m;
+  ]);
 }
 
-const admin: Session = { role: "admin", variables: {}, isAdmin: true, useBackendOnly: false };
-const user: Session = { role: "user", variables: {}, isAdmin: false, useBackendOnly: false };
+const user = asRole("user");
 
 describe.each(testBackends)("%s", (backend) => {
-  let handle: TestDatabase;
-  let db: Database;
-  let engine: Engine;
-  const run = async (query: string, session: Session = admin, variables?: Record<string, unknown>) =>
-    JSON.parse(await engine.execute({ query, variables }, session));
-  const count = async (table: string) => (await db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM ${ident(table)}`)).rows[0]?.n;
-
-  beforeAll(async () => {
-    handle = await openTestDatabase(backend);
-    db = handle.db;
-    await db.exec(SCHEMA);
-    engine = new Engine(db, buildModel(metadata(), await introspect(db)), { booleanNullCollapse: false });
-  });
-  beforeEach(async () => db.exec("TRUNCATE article, author, person, note RESTART IDENTITY CASCADE"));
-  afterAll(async () => handle.dispose());
+  const suite = useTestEngine(backend, { schema: SCHEMA, metadata });
+  const { run } = suite;
+  const count = async (table: string) =>
+    (await suite.db.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM ${ident(table)}`)).rows[0]?.n;
+  beforeEach(async () => suite.db.exec("TRUNCATE article, author, person, note RESTART IDENTITY CASCADE"));
 
   it("inserts into an auto-updatable view and returns the written rows in order", async () => {
     const body = await run(`mutation { insert_author_simple(objects: [{id: 2, name: "Bo", is_registered: true}, {id: 1, name: "Clarke"}]) {
@@ -96,7 +80,7 @@ describe.each(testBackends)("%s", (backend) => {
 
   it("returns one row from insert_one into a view and a jsonb value unchanged", async () => {
     const details = { name: { first: "json", last: "murphy" }, tags: ["a", "b"], n: 1.5 };
-    const body = await run(`mutation ($d: jsonb!) { insert_person_view_one(object: {details: $d}) { id details } }`, admin, { d: details });
+    const body = await run(`mutation ($d: jsonb!) { insert_person_view_one(object: {details: $d}) { id details } }`, ADMIN, { d: details });
     expect(body).toEqual({ data: { insert_person_view_one: { id: 1, details } } });
   });
 
@@ -110,7 +94,7 @@ describe.each(testBackends)("%s", (backend) => {
         { id: 2, body: "TWO WORDS" },
       ],
     });
-    const { rows } = await db.query<{ words: number }>(sql`SELECT words FROM note ORDER BY id`);
+    const { rows } = await suite.db.query<{ words: number }>(sql`SELECT words FROM note ORDER BY id`);
     expect(rows.map((r) => r.words)).toEqual([3, 2]);
   });
 
@@ -139,7 +123,7 @@ describe.each(testBackends)("%s", (backend) => {
   });
 
   it("updates through a view with returning", async () => {
-    await db.exec(`INSERT INTO author (name) VALUES ('a'), ('b')`);
+    await suite.db.exec(`INSERT INTO author (name) VALUES ('a'), ('b')`);
     const body = await run(`mutation { update_author_simple(where: {name: {_eq: "b"}}, _set: {is_registered: true}) {
       affected_rows returning { id name is_registered } } }`);
     expect(body.data.update_author_simple).toEqual({ affected_rows: 1, returning: [{ id: 2, name: "b", is_registered: true }] });

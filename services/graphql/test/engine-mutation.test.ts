@@ -1,12 +1,9 @@
 /** Mutations through the engine core: inserts (nested, upsert), updates with every operator, deletes, permissions, atomicity. */
-import { type Database, sql } from "@platform/core";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { introspect } from "../src/engine/catalog/introspect.js";
-import { Engine } from "../src/engine/execute.js";
-import { emptyMetadata, type Metadata } from "../src/engine/metadata/types.js";
-import { buildModel } from "../src/engine/model/build.js";
-import type { Session } from "../src/engine/session.js";
-import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
+import { sql } from "@platform/core";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Metadata } from "../src/engine/metadata/types.js";
+import { testBackends } from "./support/db.js";
+import { asRole, metadataWith, useTestEngine } from "./support/engine.js";
 
 const SCHEMA = `
 CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL UNIQUE, owner text);
@@ -15,8 +12,7 @@ CREATE VIEW author_name AS SELECT DISTINCT name FROM author;
 `;
 
 function metadata(): Metadata {
-  const m = emptyMetadata();
-  (m.sources[0] as Metadata["sources"][number]).tables = [
+  return metadataWith([
     { table: { schema: "public", name: "author_name" } },
     {
       table: { schema: "public", name: "author" },
@@ -40,28 +36,15 @@ function metadata(): Metadata {
       object_relationships: [{ name: "author", using: { foreign_key_constraint_on: "author_id" } }],
       select_permissions: [{ role: "user", permission: { columns: "*", filter: {} } }],
     },
-  ];
-  return m;
+  ]);
 }
 
-const admin: Session = { role: "admin", variables: {}, isAdmin: true, useBackendOnly: false };
-const user: Session = { role: "user", variables: { "x-hasura-user-id": "u1" }, isAdmin: false, useBackendOnly: false };
+const user = asRole("user", { "x-hasura-user-id": "u1" });
 
 describe.each(testBackends)("%s", (backend) => {
-  let handle: TestDatabase;
-  let db: Database;
-  let engine: Engine;
-  const run = async (query: string, session: Session = admin, variables?: Record<string, unknown>) =>
-    JSON.parse(await engine.execute({ query, variables }, session));
-
-  beforeAll(async () => {
-    handle = await openTestDatabase(backend);
-    db = handle.db;
-    await db.exec(SCHEMA);
-    engine = new Engine(db, buildModel(metadata(), await introspect(db)), { booleanNullCollapse: false });
-  });
-  beforeEach(async () => db.exec("TRUNCATE article, author RESTART IDENTITY CASCADE"));
-  afterAll(async () => handle.dispose());
+  const suite = useTestEngine(backend, { schema: SCHEMA, metadata });
+  const { run } = suite;
+  beforeEach(async () => suite.db.exec("TRUNCATE article, author RESTART IDENTITY CASCADE"));
 
   describe("insert", () => {
     it("inserts nested array relationships and counts every row", async () => {
@@ -132,7 +115,7 @@ describe.each(testBackends)("%s", (backend) => {
       );
       expect(body.errors[0].extensions).toEqual({ path: "$.selectionSet.b.args.objects", code: "constraint-violation" });
       expect(body.errors[0].message).toMatch(/^Uniqueness violation\. duplicate key value violates unique constraint "author_name_key"/);
-      const { rows } = await db.query(sql`SELECT count(*)::int AS n FROM author`);
+      const { rows } = await suite.db.query(sql`SELECT count(*)::int AS n FROM author`);
       expect(rows[0]).toEqual({ n: 0 });
     });
 
@@ -153,7 +136,7 @@ describe.each(testBackends)("%s", (backend) => {
 
   describe("update and delete", () => {
     beforeEach(async () => {
-      await db.exec(
+      await suite.db.exec(
         `INSERT INTO author (name, owner) VALUES ('u-a', 'u1'), ('b', 'u2'); INSERT INTO article (title, author_id, meta) VALUES ('x', 1, '{"a": 1, "list": [1, 2, 3]}')`,
       );
     });

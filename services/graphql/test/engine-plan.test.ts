@@ -4,13 +4,11 @@
  * can change the SQL (null, booleans, enum values, object keys, list lengths) makes a new plan.
  */
 import { type Compiled, compile, type Database, Sql } from "@platform/core";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { introspect } from "../src/engine/catalog/introspect.js";
-import { Engine } from "../src/engine/execute.js";
-import { emptyMetadata, type Metadata } from "../src/engine/metadata/types.js";
-import { buildModel } from "../src/engine/model/build.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Metadata } from "../src/engine/metadata/types.js";
 import type { Session } from "../src/engine/session.js";
-import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
+import { testBackends } from "./support/db.js";
+import { ADMIN, asRole, metadataWith, useTestEngine } from "./support/engine.js";
 
 const SCHEMA = `
 CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL, tags jsonb, owner text);
@@ -19,49 +17,33 @@ INSERT INTO author (name, tags, owner) VALUES
 `;
 
 function metadata(): Metadata {
-  const m = emptyMetadata();
-  (m.sources[0] as Metadata["sources"][number]).tables = [
+  return metadataWith([
     {
       table: { schema: "public", name: "author" },
       select_permissions: [{ role: "owner", permission: { columns: "*", filter: { owner: { _eq: "X-Hasura-User-Id" } }, limit: 2 } }],
     },
-  ];
-  return m;
+  ]);
 }
 
-const admin: Session = { role: "admin", variables: {}, isAdmin: true, useBackendOnly: false };
-const owner = (id?: string): Session => ({
-  role: "owner",
-  variables: id === undefined ? {} : { "x-hasura-user-id": id },
-  isAdmin: false,
-  useBackendOnly: false,
-});
+const owner = (id?: string): Session => asRole("owner", id === undefined ? {} : { "x-hasura-user-id": id });
 
 describe.each(testBackends)("%s", (backend) => {
-  let handle: TestDatabase;
-  let engine: Engine;
   let statements: Compiled[] = [];
-  const run = async (query: string, variables?: Record<string, unknown>, session: Session = admin) =>
-    JSON.parse(await engine.execute({ query, variables }, session));
+  /** The engine queries through this database, which notes each statement it sends. */
+  const recording = (db: Database): Database => ({
+    ...db,
+    query: (statement, options) => {
+      statements.push(statement instanceof Sql ? compile(statement, "postgres") : statement);
+      return db.query(statement, options);
+    },
+  });
+  const suite = useTestEngine(backend, { schema: SCHEMA, metadata, database: recording });
+  const run = (query: string, variables?: Record<string, unknown>, session: Session = ADMIN) => suite.run(query, session, variables);
   const names = (body: { data: Record<string, Array<{ name: string }>> }, key = "author") => body.data[key]?.map((r) => r.name);
 
-  beforeAll(async () => {
-    handle = await openTestDatabase(backend);
-    await handle.db.exec(SCHEMA);
-    const db = handle.db;
-    const recording: Database = {
-      ...db,
-      query: (statement, options) => {
-        statements.push(statement instanceof Sql ? compile(statement, "postgres") : statement);
-        return db.query(statement, options);
-      },
-    };
-    engine = new Engine(recording, buildModel(metadata(), await introspect(db)), { booleanNullCollapse: false });
-  });
   beforeEach(() => {
     statements = [];
   });
-  afterAll(async () => handle.dispose());
 
   it("reuses one SQL text for new values of scalar variables, bound as parameters", async () => {
     const query = `query ($name: String!, $limit: Int) { author(where: {name: {_neq: $name}}, limit: $limit, order_by: {id: asc}) { name } }`;
@@ -118,8 +100,8 @@ describe.each(testBackends)("%s", (backend) => {
   it("keeps a plan per operation name and answers __typename without SQL", async () => {
     const query = `query A ($id: Int!) { author_by_pk(id: $id) { name } } query B { __typename }`;
     expect((await run(`${query}`, { id: 2 })).errors).toBeDefined();
-    const a = JSON.parse(await engine.execute({ query, variables: { id: 2 }, operationName: "A" }, admin));
-    const b = JSON.parse(await engine.execute({ query, operationName: "B" }, admin));
+    const a = JSON.parse(await suite.engine.execute({ query, variables: { id: 2 }, operationName: "A" }, ADMIN));
+    const b = JSON.parse(await suite.engine.execute({ query, operationName: "B" }, ADMIN));
     expect(a).toEqual({ data: { author_by_pk: { name: "Bob" } } });
     expect(b).toEqual({ data: { __typename: "query_root" } });
     expect(statements).toHaveLength(1);

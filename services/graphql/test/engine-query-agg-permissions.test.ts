@@ -1,12 +1,8 @@
 /** Aggregates under select permissions: the row limit binds nodes, not the aggregate; a role may count rows it can read no column of. */
-import type { Database } from "@platform/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { introspect } from "../src/engine/catalog/introspect.js";
-import { Engine } from "../src/engine/execute.js";
-import { emptyMetadata, type Metadata } from "../src/engine/metadata/types.js";
-import { buildModel } from "../src/engine/model/build.js";
-import type { Session } from "../src/engine/session.js";
-import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
+import { describe, expect, it } from "vitest";
+import type { Metadata } from "../src/engine/metadata/types.js";
+import { testBackends } from "./support/db.js";
+import { asRole, metadataWith, useTestEngine } from "./support/engine.js";
 
 const SCHEMA = `
 CREATE TABLE author (id serial PRIMARY KEY, name text UNIQUE);
@@ -16,8 +12,7 @@ INSERT INTO article (title, author_id) VALUES ('Article 1', 1), ('Article 2', 1)
 `;
 
 function metadata(): Metadata {
-  const m = emptyMetadata();
-  (m.sources[0] as Metadata["sources"][number]).tables = [
+  return metadataWith([
     {
       table: { schema: "public", name: "author" },
       array_relationships: [
@@ -32,45 +27,34 @@ function metadata(): Metadata {
         { role: "counter", permission: { columns: [], filter: {}, allow_aggregations: true, limit: 1 } },
       ],
     },
-  ];
-  return m;
+  ]);
 }
 
-const as = (role: string): Session => ({ role, variables: {}, isAdmin: false, useBackendOnly: false });
-
 describe.each(testBackends)("%s", (backend) => {
-  let handle: TestDatabase;
-  let db: Database;
-  let engine: Engine;
-  const run = async (query: string, session: Session) => JSON.parse(await engine.execute({ query }, session));
-
-  beforeAll(async () => {
-    handle = await openTestDatabase(backend);
-    db = handle.db;
-    await db.exec(SCHEMA);
-    engine = new Engine(db, buildModel(metadata(), await introspect(db)), { booleanNullCollapse: false });
-  });
-  afterAll(async () => handle.dispose());
+  const { run } = useTestEngine(backend, { schema: SCHEMA, metadata });
 
   it("limits the nodes of an aggregate (and nested lists) by the permission, but aggregates every row", async () => {
     const body = await run(
       `{ author_aggregate(order_by: {id: asc}) { aggregate { count max { id } } nodes { id name articles(order_by: {id: asc}) { id } } } }`,
-      as("user"),
+      asRole("user"),
     );
     expect(body).toEqual({
       data: { author_aggregate: { aggregate: { count: 2, max: { id: 2 } }, nodes: [{ id: 1, name: "Author 1", articles: [{ id: 1 }] }] } },
     });
-    const nested = await run(`{ author(where: {id: {_eq: 1}}) { articles_aggregate { aggregate { count } nodes { id } } } }`, as("user"));
+    const nested = await run(
+      `{ author(where: {id: {_eq: 1}}) { articles_aggregate { aggregate { count } nodes { id } } } }`,
+      asRole("user"),
+    );
     expect(nested.data.author).toEqual([{ articles_aggregate: { aggregate: { count: 2 }, nodes: [{ id: 1 }] } }]);
-    const limited = await run(`{ article_aggregate(limit: 2, order_by: {id: desc}) { aggregate { count } nodes { id } } }`, as("user"));
+    const limited = await run(`{ article_aggregate(limit: 2, order_by: {id: desc}) { aggregate { count } nodes { id } } }`, asRole("user"));
     expect(limited.data.article_aggregate).toEqual({ aggregate: { count: 2 }, nodes: [{ id: 3 }] });
   });
 
   it("counts rows for a role that may read no column, without column arguments or column aggregates", async () => {
-    expect(await run(`{ article_aggregate { aggregate { count } } }`, as("counter"))).toEqual({
+    expect(await run(`{ article_aggregate { aggregate { count } } }`, asRole("counter"))).toEqual({
       data: { article_aggregate: { aggregate: { count: 3 } } },
     });
-    expect(await run(`{ article_aggregate { aggregate { count(columns: [title]) } } }`, as("counter"))).toEqual({
+    expect(await run(`{ article_aggregate { aggregate { count(columns: [title]) } } }`, asRole("counter"))).toEqual({
       errors: [
         {
           message: "'count' has no argument named 'columns'",
@@ -78,12 +62,12 @@ describe.each(testBackends)("%s", (backend) => {
         },
       ],
     });
-    const max = await run(`{ article_aggregate { aggregate { max { published_on } } } }`, as("counter"));
+    const max = await run(`{ article_aggregate { aggregate { max { published_on } } } }`, asRole("counter"));
     expect(max.errors[0]).toEqual({
       message: "field 'max' not found in type: 'article_aggregate_fields'",
       extensions: { path: "$.selectionSet.article_aggregate.selectionSet.aggregate.selectionSet.max", code: "validation-failed" },
     });
-    const distinct = await run(`{ __type(name: "query_root") { fields { name args { name } } } }`, as("counter"));
+    const distinct = await run(`{ __type(name: "query_root") { fields { name args { name } } } }`, asRole("counter"));
     const aggregate = distinct.data.__type.fields.find((f: { name: string }) => f.name === "article_aggregate");
     expect(aggregate.args.map((a: { name: string }) => a.name)).not.toContain("distinct_on");
   });

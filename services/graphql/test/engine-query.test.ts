@@ -1,12 +1,8 @@
 /** Queries through the engine core: one SQL statement per operation, Hasura's shapes and errors. */
-import type { Database } from "@platform/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { introspect } from "../src/engine/catalog/introspect.js";
-import { Engine } from "../src/engine/execute.js";
-import { emptyMetadata, type Metadata } from "../src/engine/metadata/types.js";
-import { buildModel } from "../src/engine/model/build.js";
-import type { Session } from "../src/engine/session.js";
-import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
+import { describe, expect, it } from "vitest";
+import type { Metadata } from "../src/engine/metadata/types.js";
+import { testBackends } from "./support/db.js";
+import { ADMIN, asRole, metadataWith, useTestEngine } from "./support/engine.js";
 
 const SCHEMA = `
 CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL, bio jsonb, email text);
@@ -25,8 +21,7 @@ INSERT INTO article (title, content, author_id, is_published, rating, published_
 `;
 
 function metadata(): Metadata {
-  const m = emptyMetadata();
-  (m.sources[0] as Metadata["sources"][number]).tables = [
+  return metadataWith([
     {
       table: { schema: "public", name: "author" },
       array_relationships: [
@@ -53,28 +48,12 @@ function metadata(): Metadata {
         { role: "self", permission: { columns: "*", filter: { author: { id: { _eq: "X-Hasura-User-Id" } } }, allow_aggregations: true } },
       ],
     },
-  ];
-  return m;
+  ]);
 }
 
-const admin: Session = { role: "admin", variables: {}, isAdmin: true, useBackendOnly: false };
-const as = (role: string, variables: Record<string, string> = {}): Session => ({ role, variables, isAdmin: false, useBackendOnly: false });
-
 describe.each(testBackends)("%s", (backend) => {
-  let handle: TestDatabase;
-  let db: Database;
-  let engine: Engine;
-  const run = async (query: string, session: Session = admin, variables?: Record<string, unknown>) =>
-    JSON.parse(await engine.execute({ query, variables }, session));
-
-  beforeAll(async () => {
-    handle = await openTestDatabase(backend);
-    db = handle.db;
-    await db.exec(SCHEMA);
-    const catalog = await introspect(db);
-    engine = new Engine(db, buildModel(metadata(), catalog), { booleanNullCollapse: false });
-  });
-  afterAll(async () => handle.dispose());
+  const suite = useTestEngine(backend, { schema: SCHEMA, metadata });
+  const { run } = suite;
 
   describe("select", () => {
     it("lists rows with nested object and array relationships in selection order", async () => {
@@ -142,16 +121,16 @@ describe.each(testBackends)("%s", (backend) => {
     });
 
     it("compares jsonb with JSON values, a string being a JSON string", async () => {
-      const body = await run(`query ($v: jsonb) { author(where: {bio: {_contains: $v}}) { name } }`, admin, { v: { tags: ["a"] } });
+      const body = await run(`query ($v: jsonb) { author(where: {bio: {_contains: $v}}) { name } }`, ADMIN, { v: { tags: ["a"] } });
       expect(body.data.author).toEqual([{ name: "Alice" }]);
-      const text = await run(`query ($v: jsonb) { author(where: {bio: {_eq: $v}}) { name } }`, admin, { v: "en" });
+      const text = await run(`query ($v: jsonb) { author(where: {bio: {_eq: $v}}) { name } }`, ADMIN, { v: "en" });
       expect(text).toEqual({ data: { author: [] } });
     });
 
     it("fetches by primary key, null when absent, with variables", async () => {
       const query = `query ($id: Int!) { author_by_pk(id: $id) { name } }`;
-      expect((await run(query, admin, { id: 2 })).data).toEqual({ author_by_pk: { name: "Bob" } });
-      expect((await run(query, admin, { id: 99 })).data).toEqual({ author_by_pk: null });
+      expect((await run(query, ADMIN, { id: 2 })).data).toEqual({ author_by_pk: { name: "Bob" } });
+      expect((await run(query, ADMIN, { id: 99 })).data).toEqual({ author_by_pk: null });
     });
 
     it("aggregates with aliases and nodes", async () => {
@@ -169,16 +148,13 @@ describe.each(testBackends)("%s", (backend) => {
     });
 
     it("stringifies bigint and numeric values with HASURA_GRAPHQL_STRINGIFY_NUMERIC_TYPES", async () => {
-      const stringify = new Engine(db, buildModel(metadata(), await introspect(db)), {
-        booleanNullCollapse: false,
-        stringifyNumeric: true,
-      });
+      const stringify = suite.engineWith({ stringifyNumeric: true });
       const body = JSON.parse(
         await stringify.execute(
           {
             query: `{ article(where: {id: {_eq: 1}}) { id rating } article_aggregate { aggregate { avg { rating } sum { rating } max { id } } } }`,
           },
-          admin,
+          ADMIN,
         ),
       );
       expect(body.data.article).toEqual([{ id: 1, rating: "4.5" }]);
@@ -226,7 +202,7 @@ describe.each(testBackends)("%s", (backend) => {
         { name: "initial_value", type: { name: null, ofType: { name: "article_stream_cursor_value_input" } } },
         { name: "ordering", type: { name: "cursor_ordering", ofType: null } },
       ]);
-      const user = await run(`{ __schema { subscriptionType { fields { name } } } }`, as("user"));
+      const user = await run(`{ __schema { subscriptionType { fields { name } } } }`, asRole("user"));
       expect(user.data.__schema.subscriptionType.fields.map((f: { name: string }) => f.name)).toEqual([
         "article",
         "article_aggregate",
@@ -241,9 +217,9 @@ describe.each(testBackends)("%s", (backend) => {
 
   describe("permissions", () => {
     it("limits columns, rows and row count per role", async () => {
-      const body = await run(`{ article(order_by: {id: asc}) { id title } }`, as("user"));
+      const body = await run(`{ article(order_by: {id: asc}) { id title } }`, asRole("user"));
       expect(body).toEqual({ data: { article: [{ id: 1, title: "A1" }] } });
-      const hidden = await run(`{ author { email } }`, as("user"));
+      const hidden = await run(`{ author { email } }`, asRole("user"));
       expect(hidden).toEqual({
         errors: [
           {
@@ -252,7 +228,7 @@ describe.each(testBackends)("%s", (backend) => {
           },
         ],
       });
-      const noAgg = await run(`{ author_aggregate { aggregate { count } } }`, as("user"));
+      const noAgg = await run(`{ author_aggregate { aggregate { count } } }`, asRole("user"));
       expect(noAgg.errors[0]).toEqual({
         message: `field 'author_aggregate' not found in type: 'query_root'`,
         extensions: { path: "$.selectionSet.author_aggregate", code: "validation-failed" },
@@ -260,14 +236,14 @@ describe.each(testBackends)("%s", (backend) => {
     });
 
     it("filters by session variables through relationships", async () => {
-      const body = await run(`{ author { name } article(order_by: {id: asc}) { title } }`, as("self", { "x-hasura-user-id": "2" }));
+      const body = await run(`{ author { name } article(order_by: {id: asc}) { title } }`, asRole("self", { "x-hasura-user-id": "2" }));
       expect(body.data).toEqual({ author: [{ name: "Bob" }], article: [{ title: "B1" }] });
-      const missing = await run(`{ author { name } }`, as("self"));
+      const missing = await run(`{ author { name } }`, asRole("self"));
       expect(missing.errors[0].extensions.code).toBe("not-found");
     });
 
     it("answers 'no mutations exist' to a role without mutation permissions", async () => {
-      const body = await run(`mutation { insert_author(objects: []) { affected_rows } }`, as("user"));
+      const body = await run(`mutation { insert_author(objects: []) { affected_rows } }`, asRole("user"));
       expect(body).toEqual({ errors: [{ message: "no mutations exist", extensions: { path: "$", code: "validation-failed" } }] });
     });
   });

@@ -14,7 +14,7 @@ import type { Session } from "../session.js";
 import { compileBoolExp, type ExpSource, jsonAware, permissionFilter } from "./boolexp.js";
 import type { CompileContext } from "./context.js";
 import { type Collected, collectFields } from "./fields.js";
-import { aggregateJson, listJson, type Path } from "./select.js";
+import { aggregateJson, BIG_NUMERIC, listJson, type Path } from "./select.js";
 import { Slot } from "./slot.js";
 import { argumentValues } from "./values.js";
 
@@ -71,9 +71,6 @@ function computedField(table: TableModel, name: string): ComputedFieldModel {
   if (!cf) throw new HasuraError("unexpected", `computed field ${name} missing`);
   return cf;
 }
-
-/** As select.ts: Hasura's big numbers are JSON strings under HASURA_GRAPHQL_STRINGIFY_NUMERIC_TYPES. */
-const BIG_NUMERIC = new Set(["int8", "numeric", "float8", "money"]);
 
 /** A computed field in a row's JSON: the scalar value, or the list of rows the function returns. */
 export function computedFieldJson(

@@ -265,8 +265,8 @@ function aggregateFields(ctx: CompileContext, table: TableModel, alias: string, 
   return sql`json_build_object(${join(pairs)})`;
 }
 
-/** Hasura's "big numbers" (isBigNum): JSON strings under HASURA_GRAPHQL_STRINGIFY_NUMERIC_TYPES. */
-const BIG_NUMERIC = new Set(["int8", "numeric", "float8", "money"]);
+/** Hasura's "big numbers" (isBigNum): JSON strings under HASURA_GRAPHQL_STRINGIFY_NUMERIC_TYPES (columns, aggregates, computed fields). */
+export const BIG_NUMERIC: ReadonlySet<string> = new Set(["int8", "numeric", "float8", "money"]);
 
 /** A column's value for the JSON row; big numbers become strings when so configured. */
 function columnValue(ctx: CompileContext, table: TableModel, alias: string, column: string): Sql {
