@@ -8,6 +8,7 @@ import { fieldNotFound, HasuraError } from "../errors.js";
 import { JsonNumber, jsonText, toParam } from "../json-number.js";
 import type { ColumnModel, RelationshipModel, TableModel } from "../model/types.js";
 import { aggregatePredicateExp } from "./aggregate-predicates.js";
+import { arrayValue } from "./arrays.js";
 import { type CompileContext, isSessionVariable } from "./context.js";
 import { computedFieldExp } from "./functions.js";
 import { mapValue } from "./slot.js";
@@ -149,6 +150,8 @@ export function permissionFilter(ctx: CompileContext, table: TableModel, alias: 
 
 function operand(ctx: CompileContext, column: ColumnModel, value: unknown, source: ExpSource): Sql {
   if (source === "permission" && isSessionVariable(value)) return sql`${ctx.sessionValue(value)}::${typeName(column)}`;
+  // An array column's operand is a whole array (`_eq`, `_contains`, each `_in` item): one array parameter.
+  if (column.elementType) return arrayValue(column, value);
   return jsonAware(column.pgType, value);
 }
 
@@ -212,7 +215,9 @@ function columnExp(
     else if (key === "_has_keys_any" || key === "_has_keys_all") {
       parts.push(sql`${target}${op(SIMPLE[key] as string)}${keyOperand(ctx, operandValue, source, true)}`);
     } else if (key === "_contains" || key === "_contained_in") {
-      parts.push(sql`${target}${op(SIMPLE[key] as string)}${operand(ctx, column, operandValue, source)}::jsonb`);
+      // Arrays (operand already cast to the column's array type) or jsonb.
+      const rhs = operand(ctx, column, operandValue, source);
+      parts.push(sql`${target}${op(SIMPLE[key] as string)}${rhs}${column.elementType ? sql`` : sql`::jsonb`}`);
     } else if (key in COLUMN_COMPARE) {
       // `"col"` or `["col"]`: a column of the current table; `["$", "col"]`: of the permission's root table.
       const path = Array.isArray(operandValue) ? operandValue : [operandValue];
@@ -222,7 +227,7 @@ function columnExp(
       if (!otherColumn) throw new HasuraError("validation-failed", `no such column: "${other}"`);
       parts.push(sql`${target}${op(COLUMN_COMPARE[key] as string)}${ident(otherAlias, otherColumn.name)}`);
     } else if (key in SIMPLE) parts.push(sql`${target}${op(SIMPLE[key] as string)}${operand(ctx, column, operandValue, source)}`);
-    else throw fieldNotFound(rawKey, `${column.scalar}_comparison_exp`);
+    else throw fieldNotFound(rawKey, `${column.scalar}${column.elementType ? "_array" : ""}_comparison_exp`);
   }
   return and(parts);
 }

@@ -14,6 +14,7 @@ import { JsonNumber } from "../json-number.js";
 import { deleteAccess, insertAccess, updateAccess, type WriteAccess } from "../model/access.js";
 import type { ColumnModel, TableModel } from "../model/types.js";
 import { fieldInfo, type MutationKind } from "../schema/field-info.js";
+import { arrayValue } from "./arrays.js";
 import { compileBoolExp, jsonAware } from "./boolexp.js";
 import { type CompileContext, isSessionVariable } from "./context.js";
 import { type Collected, collectFields } from "./fields.js";
@@ -35,7 +36,8 @@ function requireAccess(access: WriteAccess | null, what: string, table: TableMod
 }
 
 function presetValue(ctx: CompileContext, column: ColumnModel, value: unknown): Sql {
-  return isSessionVariable(value) ? sql`${ctx.sessionValue(value)}::${ident(column.pgType)}` : literal(value);
+  if (isSessionVariable(value)) return sql`${ctx.sessionValue(value)}::${ident(column.pgType)}`;
+  return column.elementType ? arrayValue(column, value) : literal(value);
 }
 
 function literal(value: unknown): Sql {
@@ -50,6 +52,7 @@ function numberText(column: ColumnModel, value: unknown): string | null {
 
 /** A value written to a column. */
 function columnLiteral(column: ColumnModel, value: unknown): Sql {
+  if (column.elementType) return arrayValue(column, value);
   const text = column.pgType === "numeric" ? numberText(column, value) : null;
   return text !== null ? sql`${text}` : jsonAware(column.pgType, value);
 }

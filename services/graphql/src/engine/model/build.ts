@@ -3,7 +3,7 @@
  * relationships that metadata names but the database lacks are left out (Hasura reports them
  * as inconsistent objects) instead of failing the whole schema.
  */
-import { type PgCatalog, type PgTable, tableKey } from "../catalog/types.js";
+import { type PgCatalog, type PgColumn, type PgTable, tableKey } from "../catalog/types.js";
 import type {
   ArrayRelationship,
   FunctionMetadata,
@@ -58,7 +58,8 @@ export function buildModel(metadata: Metadata, catalog: PgCatalog, sourceName = 
       name: c.name,
       field: columnField(meta, c.name),
       pgType: c.type,
-      scalar: scalarName(c.type),
+      scalar: scalarName(arrayElement(c) ?? c.type),
+      elementType: arrayElement(c),
       nullable: c.nullable,
       generated: c.isGenerated,
       enumTable: null,
@@ -103,6 +104,11 @@ export function buildModel(metadata: Metadata, catalog: PgCatalog, sourceName = 
     buildComputedFields(meta, tables.get(tableKey(meta.table.schema, meta.table.name)) as TableModel, tables, catalog);
   const functions = buildTrackedFunctions((source?.functions ?? []) as FunctionMetadata[], tables, catalog);
   return { tables, functions, roles };
+}
+
+/** The element type of a true array column (`text` for `_text`); vector types such as int2vector stay scalars. */
+function arrayElement(column: PgColumn): string | null {
+  return column.elementType && column.type.startsWith("_") ? column.elementType : null;
 }
 
 /** Columns with a single-column foreign key to an enum table take that table's GraphQL enum. */

@@ -16,7 +16,10 @@ const RENAMED: Record<string, string> = {
   timestamptz: "timestamptz",
 };
 
-/** The GraphQL scalar of a column type (`_text` arrays stay opaque scalars named after the type). */
+/**
+ * The GraphQL scalar of a type. Array columns are lists of their element's scalar (model/build.ts);
+ * other array types (function arguments, computed fields) stay opaque scalars named after the type.
+ */
 export function scalarName(pgType: string): string {
   return BUILT_IN[pgType] ?? RENAMED[pgType] ?? pgType;
 }
@@ -29,7 +32,14 @@ const TEXTUAL = new Set(["text", "varchar", "bpchar", "citext", "name"]);
 export const isNumeric = (pgType: string): boolean => NUMERIC.has(pgType);
 /** Columns `_inc` accepts: Hasura's numeric types, money included (no aggregates over money, though). */
 export const isIncrementable = (pgType: string): boolean => NUMERIC.has(pgType) || pgType === "money";
-/** min/max eligible (Hasura's isComparableType). */
-export const isComparable = (pgType: string): boolean => !NOT_COMPARABLE.has(pgType) && !pgType.startsWith("_");
+// Element types without a btree ordering: PostgreSQL cannot take max/min of arrays of them.
+const UNORDERED_ELEMENTS = new Set(["json", "xml", "point", "line", "lseg", "box", "path", "polygon", "circle"]);
+
+/**
+ * min/max eligible (Hasura's isComparableType). Hasura counts every array column as comparable
+ * (max/min of `text[]` is `[String!]`); arrays of types PostgreSQL cannot order are left out here.
+ */
+export const isComparable = (pgType: string, elementType?: string | null): boolean =>
+  elementType ? !UNORDERED_ELEMENTS.has(elementType) : !NOT_COMPARABLE.has(pgType) && !pgType.startsWith("_");
 export const isTextual = (pgType: string): boolean => TEXTUAL.has(pgType);
 export const isJsonb = (pgType: string): boolean => pgType === "jsonb";

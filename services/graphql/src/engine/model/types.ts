@@ -7,8 +7,13 @@ export interface ColumnModel {
   /** GraphQL field name (custom column name or the column name). */
   field: string;
   pgType: string;
-  /** GraphQL scalar name, or `<enumtable>_enum` for a column referencing an enum table. */
+  /** GraphQL scalar name (of the elements, for an array column), or `<enumtable>_enum` for a column referencing an enum table. */
   scalar: string;
+  /**
+   * For a PostgreSQL array column (`pgType` `_text` for text[]): the element type (`text`). Such a
+   * column is a GraphQL list of its element scalar (`[String!]`), as in Hasura v2.29+.
+   */
+  elementType?: string | null;
   nullable: boolean;
   /** GENERATED ALWAYS (expression or identity): never written by inserts or updates. */
   generated: boolean;

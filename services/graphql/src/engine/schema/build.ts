@@ -25,7 +25,7 @@ import { type SelectAccess, selectAccess, visibleRelationships } from "../model/
 import { isComparable, isJsonb, isNumeric, isTextual } from "../model/scalars.js";
 import type { ColumnModel, Model, TableModel } from "../model/types.js";
 import { aggregatePredicateFields } from "./aggregate-predicates.js";
-import { comparisonType, sortFields } from "./comparison.js";
+import { arrayComparisonType, comparisonType, sortFields } from "./comparison.js";
 import type { FieldInfo } from "./field-info.js";
 import { computedBoolExpFields, computedObjectFields, computedOrderByFields, functionRootFields } from "./functions.js";
 import { mutationFields } from "./mutation.js";
@@ -172,9 +172,11 @@ export class RoleSchemaBuilder {
     return selectAccess(table, this.role) as SelectAccess;
   }
 
-  scalar(column: ColumnModel): GraphQLScalarType | GraphQLEnumType {
+  /** A column's GraphQL type, nullability aside: its scalar or enum, or for an array column the list `[S!]`. */
+  scalar(column: ColumnModel): GraphQLScalarType | GraphQLEnumType | GraphQLList<GraphQLNonNull<GraphQLScalarType>> {
     if (column.enumTable) return this.enumType(this.model.tables.get(column.enumTable) as TableModel);
-    return this.scalars.get(column.scalar);
+    const scalar = this.scalars.get(column.scalar);
+    return column.elementType ? new GraphQLList(new GraphQLNonNull(scalar)) : scalar;
   }
 
   named<T extends GraphQLObjectType | GraphQLInputObjectType | GraphQLEnumType>(name: string, make: () => T): T {
@@ -307,7 +309,7 @@ export class RoleSchemaBuilder {
             },
           };
           const numeric = columns.filter((c) => isNumeric(c.pgType));
-          const comparable = columns.filter((c) => isComparable(c.pgType) && !c.enumTable);
+          const comparable = columns.filter((c) => isComparable(c.pgType, c.elementType) && !c.enumTable);
           if (numeric.length > 0) {
             for (const op of NUMERIC_AGGREGATES)
               fields[op] = { type: this.opFieldsType(table, op, numeric), extensions: info({ kind: "aggregate_op", op }) };
@@ -368,7 +370,11 @@ export class RoleSchemaBuilder {
   }
 
   comparison(column: ColumnModel): GraphQLInputObjectType {
-    const scalar = this.scalar(column);
+    if (column.elementType) {
+      const element = this.scalars.get(column.scalar);
+      return this.named(`${element.name}_array_comparison_exp`, () => arrayComparisonType(element.name, element));
+    }
+    const scalar = this.scalar(column) as GraphQLScalarType | GraphQLEnumType;
     const name = scalar.name;
     return this.named(`${name}_comparison_exp`, () =>
       comparisonType(
@@ -412,7 +418,7 @@ export class RoleSchemaBuilder {
         fields: () => {
           const fields: Record<string, { type: GraphQLInputType }> = { count: { type: orderByEnum } };
           const numeric = columns.filter((c) => isNumeric(c.pgType));
-          const comparable = columns.filter((c) => isComparable(c.pgType) && !c.enumTable);
+          const comparable = columns.filter((c) => isComparable(c.pgType, c.elementType) && !c.enumTable);
           const opType = (op: string, cols: ColumnModel[]) =>
             this.named(
               `${table.typeName}_${op}_order_by`,

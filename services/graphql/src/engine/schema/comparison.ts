@@ -43,6 +43,35 @@ export function comparisonType(
   });
 }
 
+/**
+ * `<Scalar>_array_comparison_exp` for array columns (Hasura v2.29+): the operands are arrays of
+ * the element scalar, `_in`/`_nin` take lists of arrays, and `_contains`/`_contained_in` are
+ * PostgreSQL's `@>`/`<@`. No pattern operators, whatever the element type.
+ */
+export function arrayComparisonType(name: string, element: GraphQLInputType): GraphQLInputObjectType {
+  return new GraphQLInputObjectType({
+    name: `${name}_array_comparison_exp`,
+    description: `Boolean expression to compare columns of type "${name}". All fields are combined with logical 'AND'.`,
+    fields: () => {
+      const array = new GraphQLList(new GraphQLNonNull(element));
+      const arrays = new GraphQLList(new GraphQLNonNull(array));
+      return sortFields<GraphQLInputFieldConfigMap[string]>({
+        _contained_in: { type: array, description: "is the array contained in the given array value" },
+        _contains: { type: array, description: "does the array contain the given value" },
+        _eq: { type: array },
+        _gt: { type: array },
+        _gte: { type: array },
+        _in: { type: arrays },
+        _is_null: { type: GraphQLBoolean },
+        _lt: { type: array },
+        _lte: { type: array },
+        _neq: { type: array },
+        _nin: { type: arrays },
+      });
+    },
+  });
+}
+
 /** Hasura lists fields alphabetically. */
 export function sortFields<T>(fields: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
