@@ -67,9 +67,9 @@ function percentile(sorted: Float64Array, p: number): number {
 export async function measureRawPg(
   url: string,
   statements: Compiled[],
-  options: { connections: number; seconds: number },
+  options: { connections: number; pool: number; seconds: number },
 ): Promise<{ result: LoadResult; cpu: CpuPerRequest }> {
-  const pool = new pg.Pool({ connectionString: url, max: options.connections });
+  const pool = new pg.Pool({ connectionString: url, max: options.pool });
   try {
     let next = 0;
     const pick = () => named(statements[next++ % statements.length] as Compiled);

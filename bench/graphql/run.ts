@@ -4,7 +4,8 @@
  * build for 1,000 tracked tables. Not part of `npm test`.
  *
  *   BENCH_DURATION     seconds of measured load per server (default 10)
- *   BENCH_CONNECTIONS  concurrent HTTP connections, and pg pool size everywhere (default 32)
+ *   BENCH_CONNECTIONS  concurrent HTTP connections (and raw pg workers) (default 32)
+ *   BENCH_POOL         pg pool size of all three servers (default: BENCH_CONNECTIONS)
  *   BENCH_PG_URL       the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres)
  *   BENCH_CPU_PROF     set to 1 to run our service with --cpu-prof and print its hottest functions
  *
@@ -39,6 +40,7 @@ function settings(env: NodeJS.ProcessEnv) {
   return {
     durationSeconds: number("BENCH_DURATION", 10),
     connections: Math.round(number("BENCH_CONNECTIONS", 32)),
+    pool: Math.round(number("BENCH_POOL", number("BENCH_CONNECTIONS", 32))),
     serverUrl: env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
     cpuProfileDir: env.BENCH_CPU_PROF ? join(DATA, "profiles") : undefined,
   };
@@ -57,7 +59,7 @@ async function measure(slot: Measured, work: () => Promise<LoadResult>): Promise
 }
 
 async function main(): Promise<number> {
-  const { durationSeconds, connections, serverUrl, cpuProfileDir } = settings(process.env);
+  const { durationSeconds, connections, pool: poolSize, serverUrl, cpuProfileDir } = settings(process.env);
   const startedAt = new Date().toISOString();
   const running = new Set<Server>();
   const stopAll = async () => Promise.all([...running].map((s) => s.stop()));
@@ -90,14 +92,14 @@ async function main(): Promise<number> {
   let expected: string[] = [];
   let metadata: Metadata | undefined;
   let node22: string | null = null;
-  console.log(`\nload: ${connections} connections, ${durationSeconds} s per server`);
+  console.log(`\nload: ${connections} connections, pg pools of ${poolSize}, ${durationSeconds} s per server`);
 
   await measure(load.ours, async () => {
     if (cpuProfileDir) {
       rmSync(cpuProfileDir, { recursive: true, force: true });
       mkdirSync(cpuProfileDir, { recursive: true });
     }
-    const ours = await started(startOurs(ROOT, dataset.url, connections, cpuProfileDir));
+    const ours = await started(startOurs(ROOT, dataset.url, poolSize, cpuProfileDir));
     try {
       const headers = { "x-hasura-admin-secret": ADMIN_SECRET };
       await postJson(`${ours.url}/v1/metadata`, trackingRequest(), headers);
@@ -128,7 +130,7 @@ async function main(): Promise<number> {
   await measure(load.postgraphile, async () => {
     node22 = ensureNode22(DATA);
     const script = join(ROOT, "bench/graphql/postgraphile-server.ts");
-    const server = await started(startPostgraphile(node22, script, dataset.url, connections));
+    const server = await started(startPostgraphile(node22, script, dataset.url, poolSize));
     try {
       const bodies = variables.map((v) => ({ query: POSTGRAPHILE_QUERY, variables: v }));
       const answers = [];
@@ -161,7 +163,7 @@ async function main(): Promise<number> {
     } finally {
       await pool.end();
     }
-    const { result, cpu } = await measureRawPg(dataset.url, captured, { connections, seconds: durationSeconds });
+    const { result, cpu } = await measureRawPg(dataset.url, captured, { connections, pool: poolSize, seconds: durationSeconds });
     load.raw.cpu = cpu;
     return result;
   });
@@ -171,7 +173,7 @@ async function main(): Promise<number> {
   process.off("SIGTERM", interrupt);
   const partial = {
     startedAt,
-    settings: { durationSeconds, connections, node22: node22 ? NODE22_PACKAGE : null },
+    settings: { durationSeconds, connections, pool: poolSize, node22: node22 ? NODE22_PACKAGE : null },
     dataset,
     equivalence,
     load,
