@@ -15,7 +15,7 @@ export interface HttpAppOptions {
   /** Renders an AppError into a status and a body. */
   renderError(error: AppError, request: FastifyRequest): { status: number; body: unknown; headers?: Record<string, string> };
   /** Body for an unexpected failure; `id` is logged alongside the error. */
-  renderInternal(id: string): unknown;
+  renderInternal(id: string, request: FastifyRequest): unknown;
   /** Maps Fastify's own errors (bad JSON, body too large, ...) to an AppError. */
   mapFrameworkError?(error: FastifyError): AppError | undefined;
   /** Fastify options passed through (router settings, body limit, ...). */
@@ -59,7 +59,7 @@ function sendError(options: HttpAppOptions, error: FastifyError, request: Fastif
   }
   const id = randomUUID();
   request.log.error({ err: error, errorId: id }, "unexpected error");
-  return reply.code(500).send(options.renderInternal(id));
+  return reply.code(500).send(options.renderInternal(id, request));
 }
 
 /** Fastify's own 4xx errors (unsupported media type, body too large, ...) stay client errors when the service maps none of them. */

@@ -26,6 +26,16 @@ const probes: Record<string, string> = {
   ].join("\n"),
   "services/catalog/src/db/bad.ts": ['import "../domain/products.js";', 'import "../http/routes.js";', 'import "fastify";'].join("\n"),
   "packages/core/src/bad.ts": 'import "@platform/catalog";',
+  "services/auth/src/domain/bad.ts": [
+    'import "../http/app.js";',
+    'import "fastify";',
+    'import "pg";',
+    'import "ioredis";',
+    'import "rate-limiter-flexible";',
+  ].join("\n"),
+  "services/auth/src/db/bad.ts": ['import "../domain/service.js";', 'import "fastify";'].join("\n"),
+  "services/auth/src/domain/clean.ts":
+    'import { hash } from "@node-rs/bcrypt";\nimport { sql } from "@platform/core";\nimport { SignJWT } from "jose";\nimport { findUserById } from "../db/users.js";\nexport const used = [hash, sql, SignJWT, findUserById];',
   "services/catalog/src/domain/clean.ts":
     'import { find } from "../db/products.js";\nimport { sql } from "@platform/core";\nexport const used = [find, sql];',
   "services/catalog/src/db/clean.ts": 'import pg from "pg";\nimport { sql } from "@platform/core";\nexport const used = [pg, sql];',
@@ -89,6 +99,22 @@ describe("layering rules in biome.json", () => {
       [1, "noRestrictedImports", inward],
       [2, "noRestrictedImports", inward],
       [3, "noRestrictedImports", "only http/ knows Fastify."],
+    ]);
+  });
+
+  it("holds the auth service to the same rules, and keeps Redis and rate limiting out of its domain", () => {
+    const inward = "domain/ must not import http/: imports point inward (http -> domain -> db -> core).";
+    expect(found("services/auth/src/domain/bad.ts")).toEqual([
+      [1, "noRestrictedImports", inward],
+      [2, "noRestrictedImports", "only http/ knows Fastify."],
+      [3, "noRestrictedImports", "only db/ talks to the database driver."],
+      [4, "noRestrictedImports", "only http/ talks to Redis (rate-limit counters)."],
+      [5, "noRestrictedImports", "rate limiting is an http/ concern."],
+    ]);
+    const dbInward = "db/ must not import http/ or domain/: imports point inward (http -> domain -> db -> core).";
+    expect(found("services/auth/src/db/bad.ts")).toEqual([
+      [1, "noRestrictedImports", dbInward],
+      [2, "noRestrictedImports", "only http/ knows Fastify."],
     ]);
   });
 

@@ -1,0 +1,237 @@
+/**
+ * The auth service's configuration, read once at start-up from `.env` and the environment
+ * (the environment wins). Settings are `AUTH_<NAME>`, with GoTrue's `GOTRUE_<NAME>` accepted as
+ * an alias; `PORT`, `DATABASE_URL`, `LOG_LEVEL` and the `OTEL_*` variables have no prefix.
+ * Every problem of every group ends up in one ConfigError.
+ */
+import { randomBytes } from "node:crypto";
+import { boolean, ConfigError, custom, type Env, integer, oneOf, readConfig, string } from "@platform/core";
+import { parseJwtKeys } from "./config/jwt-keys.js";
+import { readCaptcha, readMailer, readSms, readSmtp } from "./config/messaging.js";
+import { readProviders } from "./config/providers.js";
+import {
+  duration,
+  list,
+  names,
+  parseAttributes,
+  parseNamespace,
+  parseRate,
+  parseRequiredCharacters,
+  requiredUrl,
+} from "./config/values.js";
+
+export { type ConfiguredKey, SIGNING_ALGORITHMS, type SigningAlgorithm } from "./config/jwt-keys.js";
+export { PROVIDERS, type ProviderName } from "./config/providers.js";
+
+/** The spec's levels (panic..debug) plus pino's own; panic maps to fatal. */
+const LOG_LEVELS = ["panic", "fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+function postgresUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^postgres(ql)?:\/\//i.test(raw)) throw new Error("must be a postgres:// or postgresql:// URL");
+  return raw;
+}
+
+function redisUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^rediss?:\/\//i.test(raw)) throw new Error("must be a redis:// or rediss:// URL");
+  return raw;
+}
+
+function jwtSecret(raw: string | undefined): string {
+  if (raw === undefined) throw new Error("is required");
+  if (raw.length < 32) throw new Error("must be at least 32 characters long");
+  return raw;
+}
+
+const DB_NAMES = { url: [...names("DB_DATABASE_URL"), "DATABASE_URL", "DB_DATABASE_URL"] };
+
+function readDatabase(env: Env) {
+  return readConfig(env, {
+    driver: custom(names("DB_DRIVER"), (raw) => {
+      if (raw === undefined) throw new Error("is required (the only supported value is postgres)");
+      if (raw !== "postgres") throw new Error(`must be postgres, got "${raw}"`);
+      return "postgres" as const;
+    }),
+    url: custom(DB_NAMES.url, postgresUrl),
+    dataDir: string(names("DATA_DIR"), "./data/auth"),
+    maxPoolSize: integer(names("DB_MAX_POOL_SIZE"), 0, { min: 0 }),
+    namespace: custom(names("DB_NAMESPACE", "DB_NAMESPACE"), parseNamespace),
+  });
+}
+
+function readTopLevel(env: Env) {
+  return readConfig(env, {
+    siteUrl: custom(names("SITE_URL"), requiredUrl),
+    uriAllowList: custom(names("URI_ALLOW_LIST"), (raw) => list(raw)),
+    operatorToken: string(names("OPERATOR_TOKEN")),
+    disableSignup: boolean(names("DISABLE_SIGNUP"), false),
+    emailEnabled: boolean(names("EXTERNAL_EMAIL_ENABLED"), true),
+    phoneEnabled: boolean(names("EXTERNAL_PHONE_ENABLED"), false),
+    anonymousUsersEnabled: boolean(names("EXTERNAL_ANONYMOUS_USERS_ENABLED"), false),
+    auditLogDisabled: boolean(names("AUDIT_LOG_DISABLE_POSTGRES"), false),
+  });
+}
+
+function readLimits(env: Env) {
+  return readConfig(env, {
+    header: string(names("RATE_LIMIT_HEADER")),
+    emailSent: custom(names("RATE_LIMIT_EMAIL_SENT"), (raw) => parseRate(raw, { count: 30, perMs: 3_600_000 })),
+    smsSent: custom(names("RATE_LIMIT_SMS_SENT"), (raw) => parseRate(raw, { count: 30, perMs: 3_600_000 })),
+    /** Requests to /token per five minutes per key. */
+    tokenRefresh: integer(names("RATE_LIMIT_TOKEN_REFRESH"), 150, { min: 1 }),
+    redisUrl: custom(names("REDIS_URL"), redisUrl),
+  });
+}
+
+function readSecurity(env: Env) {
+  return readConfig(env, {
+    passwordMinLength: integer(names("PASSWORD_MIN_LENGTH"), 6, { min: 6, max: 72 }),
+    passwordRequiredCharacters: custom(names("PASSWORD_REQUIRED_CHARACTERS"), parseRequiredCharacters),
+    passwordHashCost: integer(names("PASSWORD_HASH_COST"), 10, { min: 4, max: 31 }),
+    refreshTokenRotationEnabled: boolean(names("SECURITY_REFRESH_TOKEN_ROTATION_ENABLED"), true),
+    refreshTokenReuseIntervalMs: custom(names("SECURITY_REFRESH_TOKEN_REUSE_INTERVAL"), duration(10_000)),
+    updatePasswordRequireReauthentication: boolean(names("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION"), false),
+    updatePasswordRequireCurrentPassword: boolean(names("SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD"), false),
+    pfForwardedForEnabled: boolean(names("SECURITY_PF_FORWARDED_FOR_ENABLED"), false),
+  });
+}
+
+function readApi(env: Env) {
+  return readConfig(env, {
+    host: string(names("API_HOST"), "0.0.0.0"),
+    port: integer([...names("API_PORT"), "PORT", "API_PORT"], 8081, { min: 0, max: 65535 }),
+    endpoint: string(names("API_ENDPOINT")),
+    externalUrl: custom(names("API_EXTERNAL_URL", "API_EXTERNAL_URL"), requiredUrl),
+    requestIdHeader: custom(names("REQUEST_ID_HEADER"), (raw) => raw?.toLowerCase()),
+  });
+}
+
+function readObservability(env: Env) {
+  return readConfig(env, {
+    logLevel: oneOf(names("LOG_LEVEL", "LOG_LEVEL"), LOG_LEVELS, "info"),
+    logFile: string(names("LOG_FILE")),
+    tracingEnabled: boolean(names("TRACING_ENABLED"), false),
+    tracingExporter: oneOf(names("TRACING_EXPORTER"), ["opentelemetry"], "opentelemetry"),
+    metricsEnabled: boolean(names("METRICS_ENABLED"), false),
+    metricsExporter: oneOf(names("METRICS_EXPORTER"), ["opentelemetry", "prometheus"], "opentelemetry"),
+    prometheusHost: string("OTEL_EXPORTER_PROMETHEUS_HOST", "0.0.0.0"),
+    prometheusPort: integer("OTEL_EXPORTER_PROMETHEUS_PORT", 9100, { min: 0, max: 65535 }),
+    resourceAttributes: custom("OTEL_RESOURCE_ATTRIBUTES", parseAttributes),
+    otlpProtocol: oneOf("OTEL_EXPORTER_OTLP_PROTOCOL", ["http/protobuf", "http/json", "grpc"], "http/protobuf"),
+    otlpEndpoint: string("OTEL_EXPORTER_OTLP_ENDPOINT"),
+    serviceName: string("OTEL_SERVICE_NAME", "gotrue"),
+    // DEBUG is also the `debug` package's namespace list, so anything but a true value means off.
+    debug: custom("DEBUG", (raw) => raw === "true" || raw === "1"),
+  });
+}
+
+function readJwt(env: Env) {
+  return readConfig(env, {
+    secret: custom(names("JWT_SECRET"), jwtSecret),
+    exp: integer(names("JWT_EXP"), 3600, { min: 1 }),
+    aud: string(names("JWT_AUD"), "authenticated"),
+    adminGroupName: string(names("JWT_ADMIN_GROUP_NAME"), "admin"),
+    defaultGroupName: string(names("JWT_DEFAULT_GROUP_NAME"), "authenticated"),
+    adminRoles: custom(names("JWT_ADMIN_ROLES"), (raw) => list(raw, ["service_role", "supabase_admin"])),
+    keys: custom(names("JWT_KEYS"), parseJwtKeys),
+    keyId: string(names("JWT_KEY_ID")),
+    issuer: string(names("JWT_ISSUER")),
+    /** Our own setting: the algorithm of the key pair generated and stored in the database when JWT_KEYS is not set. */
+    algorithm: oneOf(names("JWT_ALGORITHM"), ["RS256", "ES256", "EdDSA", "HS256"], "RS256"),
+  });
+}
+
+export function readAuthConfig(env: Env) {
+  const problems: string[] = [];
+  const collect = <T>(read: () => T): T | undefined => {
+    try {
+      return read();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+      return undefined;
+    }
+  };
+  const top = collect(() => readTopLevel(env));
+  const limits = collect(() => readLimits(env));
+  const security = collect(() => readSecurity(env));
+  const api = collect(() => readApi(env));
+  const database = collect(() => readDatabase(env));
+  const observability = collect(() => readObservability(env));
+  const jwt = collect(() => readJwt(env));
+  const providers = readProviders(env, problems, collect);
+  const smtp = collect(() => readSmtp(env));
+  const mailer = collect(() => readMailer(env));
+  const sms = collect(() => readSms(env, problems));
+  const captcha = collect(() => readCaptcha(env, problems));
+  if (
+    problems.length > 0 ||
+    !top ||
+    !limits ||
+    !security ||
+    !api ||
+    !database ||
+    !observability ||
+    !jwt ||
+    !smtp ||
+    !mailer ||
+    !sms ||
+    !captcha
+  ) {
+    throw new ConfigError(problems);
+  }
+  const { logLevel, logFile, ...telemetry } = observability;
+  return {
+    siteUrl: top.siteUrl,
+    uriAllowList: top.uriAllowList,
+    operatorToken: top.operatorToken,
+    disableSignup: top.disableSignup,
+    auditLogDisabled: top.auditLogDisabled,
+    external: { email: top.emailEnabled, phone: top.phoneEnabled, anonymousUsers: top.anonymousUsersEnabled, providers },
+    rateLimit: limits,
+    security,
+    api,
+    database,
+    log: { level: logLevel === "panic" ? "fatal" : logLevel, file: logFile },
+    telemetry,
+    jwt: { ...jwt, issuer: jwt.issuer ?? api.externalUrl },
+    smtp,
+    mailer,
+    sms,
+    captcha,
+  };
+}
+
+export type AuthConfig = ReturnType<typeof readAuthConfig>;
+
+/** Only the database settings, for `npm run migrate -w services/auth`. */
+export function readAuthDatabaseConfig(env: Env) {
+  return readDatabase(env);
+}
+
+export type AuthDatabaseConfig = ReturnType<typeof readAuthDatabaseConfig>;
+
+/**
+ * For `npm start` on a fresh clone: local-development values for the required settings that
+ * are unset. Returns the completed environment and the names it filled in (to be logged as a
+ * warning). `npm run start:auth` does not use this and stays strict.
+ */
+export function withLocalDefaults(env: Env): { env: Env; filled: string[] } {
+  const port = [...names("API_PORT"), "PORT", "API_PORT"].map((n) => env[n]?.trim()).find((v) => v) ?? "8081";
+  const defaults: Array<[string[], string, string]> = [
+    [names("SITE_URL"), "AUTH_SITE_URL", "http://localhost:3000"],
+    [names("API_EXTERNAL_URL", "API_EXTERNAL_URL"), "AUTH_API_EXTERNAL_URL", `http://localhost:${port}`],
+    [names("DB_DRIVER"), "AUTH_DB_DRIVER", "postgres"],
+    // A fresh random secret per start: only HS256 tokens minted elsewhere would need a stable one.
+    [names("JWT_SECRET"), "AUTH_JWT_SECRET", randomBytes(32).toString("base64url")],
+  ];
+  const completed: Record<string, string | undefined> = { ...env };
+  const filled: string[] = [];
+  for (const [aliases, name, value] of defaults) {
+    if (aliases.some((n) => (env[n] ?? "").trim() !== "")) continue;
+    completed[name] = value;
+    filled.push(name);
+  }
+  return { env: completed, filled };
+}

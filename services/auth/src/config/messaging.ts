@@ -1,0 +1,126 @@
+/**
+ * Email, SMS and captcha settings. Read and validated now; sending mail and SMS and checking
+ * captchas come in later increments (see the README), so nothing here is required yet.
+ */
+import { boolean, custom, type Env, integer, oneOf, readConfig, string } from "@platform/core";
+import { duration, names, optionalEmail, optionalUrl, parseTestOtps } from "./values.js";
+
+const MESSAGES = ["INVITE", "CONFIRMATION", "RECOVERY", "MAGIC_LINK", "EMAIL_CHANGE"] as const;
+const NOTIFICATIONS = [
+  "PASSWORD_CHANGED",
+  "EMAIL_CHANGED",
+  "PHONE_CHANGED",
+  "IDENTITY_LINKED",
+  "IDENTITY_UNLINKED",
+  "MFA_FACTOR_ENROLLED",
+  "MFA_FACTOR_UNENROLLED",
+] as const;
+
+const DEFAULT_SUBJECTS: Record<string, string> = {
+  INVITE: "You have been invited",
+  CONFIRMATION: "Confirm Your Signup",
+  RECOVERY: "Reset Your Password",
+  MAGIC_LINK: "Your Magic Link",
+  EMAIL_CHANGE: "Confirm Email Change",
+  PASSWORD_CHANGED_NOTIFICATION: "Your password has been changed",
+  EMAIL_CHANGED_NOTIFICATION: "Your email address has been changed",
+  PHONE_CHANGED_NOTIFICATION: "Your phone number has been changed",
+  IDENTITY_LINKED_NOTIFICATION: "A new identity has been linked",
+  IDENTITY_UNLINKED_NOTIFICATION: "An identity has been unlinked",
+  MFA_FACTOR_ENROLLED_NOTIFICATION: "A new MFA factor has been enrolled",
+  MFA_FACTOR_UNENROLLED_NOTIFICATION: "An MFA factor has been unenrolled",
+};
+
+export function readSmtp(env: Env) {
+  return readConfig(env, {
+    host: string(names("SMTP_HOST")),
+    port: integer(names("SMTP_PORT"), 587, { min: 1, max: 65535 }),
+    adminEmail: custom(names("SMTP_ADMIN_EMAIL"), optionalEmail),
+    user: string(names("SMTP_USER")),
+    pass: string(names("SMTP_PASS")),
+    maxFrequencyMs: custom(names("SMTP_MAX_FREQUENCY"), duration(900_000)),
+    senderName: string(names("SMTP_SENDER_NAME")),
+  });
+}
+
+export function readMailer(env: Env) {
+  const base = readConfig(env, {
+    autoconfirm: boolean(names("MAILER_AUTOCONFIRM"), false),
+    otpExpSeconds: integer(names("MAILER_OTP_EXP"), 86_400, { min: 1 }),
+    otpLength: integer(names("MAILER_OTP_LENGTH"), 6, { min: 6, max: 10 }),
+    secureEmailChangeEnabled: boolean(names("MAILER_SECURE_EMAIL_CHANGE_ENABLED"), true),
+  });
+  const urlPaths = readConfig(env, {
+    invite: string(names("MAILER_URLPATHS_INVITE"), "/verify"),
+    confirmation: string(names("MAILER_URLPATHS_CONFIRMATION"), "/verify"),
+    recovery: string(names("MAILER_URLPATHS_RECOVERY"), "/verify"),
+    emailChange: string(names("MAILER_URLPATHS_EMAIL_CHANGE"), "/verify"),
+  });
+  const subjects: Record<string, string> = {};
+  const templates: Record<string, string | undefined> = {};
+  const spec: Record<string, ReturnType<typeof string>> = {};
+  const templateSpec: Record<string, ReturnType<typeof custom<string | undefined>>> = {};
+  for (const [key, fallback] of Object.entries(DEFAULT_SUBJECTS)) spec[key] = string(names(`MAILER_SUBJECTS_${key}`), fallback);
+  for (const key of [...MESSAGES, ...NOTIFICATIONS.map((n) => `${n}_NOTIFICATION`)]) {
+    templateSpec[key] = custom(names(`MAILER_TEMPLATES_${key}`), optionalUrl);
+  }
+  Object.assign(subjects, readConfig(env, spec));
+  Object.assign(templates, readConfig(env, templateSpec));
+  const notifications: Record<string, boolean> = {};
+  const notificationSpec = Object.fromEntries(NOTIFICATIONS.map((n) => [n, boolean(names(`MAILER_NOTIFICATIONS_${n}_ENABLED`), false)]));
+  Object.assign(notifications, readConfig(env, notificationSpec));
+  return { ...base, urlPaths, subjects, templates, notifications };
+}
+
+export const SMS_PROVIDERS = ["twilio", "twilio_verify", "messagebird", "textlocal", "vonage"] as const;
+
+/** The credentials each SMS provider needs (SMS_<PROVIDER>_<CREDENTIAL>). */
+const SMS_CREDENTIALS: Record<(typeof SMS_PROVIDERS)[number], string[]> = {
+  twilio: ["ACCOUNT_SID", "AUTH_TOKEN", "MESSAGE_SERVICE_SID"],
+  twilio_verify: ["ACCOUNT_SID", "AUTH_TOKEN", "MESSAGE_SERVICE_SID"],
+  messagebird: ["ACCESS_KEY", "ORIGINATOR"],
+  textlocal: ["API_KEY", "SENDER"],
+  vonage: ["API_KEY", "API_SECRET", "FROM"],
+};
+
+export function readSms(env: Env, problems: string[]) {
+  const sms = readConfig(env, {
+    autoconfirm: boolean(names("SMS_AUTOCONFIRM"), false),
+    maxFrequencyMs: custom(names("SMS_MAX_FREQUENCY"), duration(60_000)),
+    otpExpSeconds: integer(names("SMS_OTP_EXP"), 60, { min: 1 }),
+    otpLength: integer(names("SMS_OTP_LENGTH"), 6, { min: 6, max: 10 }),
+    provider: custom(names("SMS_PROVIDER"), (raw) => {
+      if (raw === undefined) return undefined;
+      const found = SMS_PROVIDERS.find((p) => p === raw.toLowerCase());
+      if (!found) throw new Error(`must be one of ${SMS_PROVIDERS.join(", ")}, got "${raw}"`);
+      return found;
+    }),
+    template: string(names("SMS_TEMPLATE"), "Your code is {{ .Code }}"),
+    testOtp: custom(names("SMS_TEST_OTP"), parseTestOtps),
+  });
+  const credentials: Record<string, string> = {};
+  if (sms.provider) {
+    for (const credential of SMS_CREDENTIALS[sms.provider]) {
+      const name = `SMS_${sms.provider.toUpperCase()}_${credential}`;
+      const value = names(name)
+        .map((n) => env[n]?.trim())
+        .find((v) => v);
+      if (value) credentials[credential.toLowerCase()] = value;
+      else problems.push(`AUTH_${name} is required when AUTH_SMS_PROVIDER is ${sms.provider}`);
+    }
+  }
+  return { ...sms, credentials };
+}
+
+export function readCaptcha(env: Env, problems: string[]) {
+  const captcha = readConfig(env, {
+    enabled: boolean(names("SECURITY_CAPTCHA_ENABLED"), false),
+    provider: oneOf(names("SECURITY_CAPTCHA_PROVIDER"), ["hcaptcha", "turnstile"], "hcaptcha"),
+    secret: string(names("SECURITY_CAPTCHA_SECRET")),
+    timeoutMs: custom(names("SECURITY_CAPTCHA_TIMEOUT"), duration(10_000)),
+  });
+  if (captcha.enabled && captcha.secret === undefined) {
+    problems.push("AUTH_SECURITY_CAPTCHA_SECRET is required when AUTH_SECURITY_CAPTCHA_ENABLED is true");
+  }
+  return captcha;
+}

@@ -1,0 +1,123 @@
+/** Conversions for the auth settings whose values are more than a number or a flag. */
+
+/** The names a setting is read from: `AUTH_X`, then GoTrue's `GOTRUE_X`, then any extra (unprefixed) names. */
+export function names(name: string, ...unprefixed: string[]): string[] {
+  return [`AUTH_${name}`, `GOTRUE_${name}`, ...unprefixed];
+}
+
+const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION = /^(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/;
+
+/** A Go duration (`10s`, `1h30m`, `500ms`) or a plain number of seconds, in milliseconds. */
+export function parseDuration(raw: string): number {
+  if (/^\d+(\.\d+)?$/.test(raw)) return Number(raw) * 1000;
+  let rest = raw;
+  let total = 0;
+  while (rest.length > 0) {
+    const match = DURATION.exec(rest);
+    if (!match) throw new Error(`must be a number of seconds or a duration such as 10s or 1h30m, got "${raw}"`);
+    total += Number(match[1]) * (DURATION_UNITS[match[2] as string] ?? 0);
+    rest = rest.slice(match[0].length);
+  }
+  return total;
+}
+
+export function duration(fallbackMs: number) {
+  return (raw: string | undefined): number => (raw === undefined ? fallbackMs : parseDuration(raw));
+}
+
+/** An absolute http(s) URL, without a trailing slash. */
+export function parseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`must be an absolute URL, got "${raw}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`must be an http or https URL, got "${raw}"`);
+  return raw.replace(/\/+$/, "");
+}
+
+export const optionalUrl = (raw: string | undefined): string | undefined => (raw === undefined ? undefined : parseUrl(raw));
+
+export function requiredUrl(raw: string | undefined): string {
+  if (raw === undefined) throw new Error("is required");
+  return parseUrl(raw);
+}
+
+/** Comma-separated values, trimmed, empty items dropped. */
+export function list(raw: string | undefined, fallback: string[] = []): string[] {
+  if (raw === undefined) return fallback;
+  return raw
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function optionalEmail(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!EMAIL.test(raw)) throw new Error(`must be an email address, got "${raw}"`);
+  return raw;
+}
+
+/**
+ * PASSWORD_REQUIRED_CHARACTERS: character sets separated by `:`; `\:` is a literal colon
+ * inside a set. A password needs at least one character of every set.
+ */
+export function parseRequiredCharacters(raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  const sets: string[] = [];
+  let current = "";
+  for (let i = 0; i < raw.length; i++) {
+    const char = raw[i] as string;
+    if (char === "\\" && raw[i + 1] === ":") {
+      current += ":";
+      i++;
+    } else if (char === ":") {
+      sets.push(current);
+      current = "";
+    } else current += char;
+  }
+  sets.push(current);
+  return sets.filter((set) => set !== "");
+}
+
+/** DB_NAMESPACE becomes part of table names, so it is held to a plain lower-case identifier. */
+export function parseNamespace(raw: string | undefined): string {
+  if (raw === undefined) return "";
+  if (!/^[a-z][a-z0-9_]{0,29}$/.test(raw))
+    throw new Error(`must be a lower-case identifier (a-z, 0-9, _; at most 30 characters), got "${raw}"`);
+  return raw;
+}
+
+/** `key=value,key=value` (OTEL_RESOURCE_ATTRIBUTES). */
+export function parseAttributes(raw: string | undefined): Record<string, string> {
+  const attributes: Record<string, string> = {};
+  for (const item of list(raw)) {
+    const eq = item.indexOf("=");
+    if (eq <= 0) throw new Error(`must be key=value pairs separated by commas, got "${item}"`);
+    attributes[item.slice(0, eq).trim()] = item.slice(eq + 1).trim();
+  }
+  return attributes;
+}
+
+/** RATE_LIMIT_EMAIL_SENT and friends: `N` (per hour) or `N/duration`. */
+export function parseRate(raw: string | undefined, fallback: { count: number; perMs: number }): { count: number; perMs: number } {
+  if (raw === undefined) return fallback;
+  const [count, per] = raw.split("/");
+  if (count === undefined || !/^\d+(\.\d+)?$/.test(count.trim())) throw new Error(`must be a number or number/duration, got "${raw}"`);
+  return { count: Number(count), perMs: per === undefined ? 3_600_000 : parseDuration(per.trim()) };
+}
+
+/** SMS_TEST_OTP: `phone:otp,phone:otp`. */
+export function parseTestOtps(raw: string | undefined): Record<string, string> {
+  const otps: Record<string, string> = {};
+  for (const item of list(raw)) {
+    const [phone, otp] = item.split(":").map((part) => part.trim());
+    if (!phone || !otp || !/^\d+$/.test(otp)) throw new Error(`must be phone:otp pairs separated by commas, got "${item}"`);
+    otps[phone.replace(/^\+/, "")] = otp;
+  }
+  return otps;
+}

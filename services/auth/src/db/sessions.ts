@@ -1,0 +1,57 @@
+/** Queries on sessions and their authentication-method (amr) claims. */
+import { randomUUID } from "node:crypto";
+import { type Queryable, sql } from "@platform/core";
+import type { AmrClaimRow, SessionRow } from "./rows.js";
+import type { AuthTables } from "./tables.js";
+
+export interface NewSession {
+  id: string;
+  userId: string;
+  userAgent: string | undefined;
+  ip: string | undefined;
+}
+
+export async function insertSession(q: Queryable, t: AuthTables, session: NewSession): Promise<SessionRow> {
+  const { rows } = await q.query<SessionRow>(sql`
+    INSERT INTO ${t.sessions} (id, user_id, aal, user_agent, ip)
+    VALUES (${session.id}, ${session.userId}, 'aal1', ${session.userAgent ?? null}, ${session.ip ?? null})
+    RETURNING *`);
+  return rows[0] as SessionRow;
+}
+
+export async function findSession(
+  q: Queryable,
+  t: AuthTables,
+  id: string,
+  options: { lock?: boolean } = {},
+): Promise<SessionRow | undefined> {
+  const lock = options.lock ? sql` FOR UPDATE` : sql``;
+  const { rows } = await q.query<SessionRow>(sql`SELECT * FROM ${t.sessions} WHERE id = ${id}${lock}`);
+  return rows[0];
+}
+
+export async function markSessionRefreshed(q: Queryable, t: AuthTables, id: string, userAgent: string | undefined, ip: string | undefined) {
+  await q.query(
+    sql`UPDATE ${t.sessions} SET refreshed_at = now(), updated_at = now(), user_agent = ${userAgent ?? null}, ip = ${ip ?? null} WHERE id = ${id}`,
+  );
+}
+
+/** Deletes sessions of a user (their refresh tokens and amr claims go with them): all, only one, or all but one. */
+export async function deleteSessions(q: Queryable, t: AuthTables, userId: string, scope: { only?: string; except?: string } = {}) {
+  const filter = scope.only ? sql` AND id = ${scope.only}` : scope.except ? sql` AND id <> ${scope.except}` : sql``;
+  const { rowCount } = await q.query(sql`DELETE FROM ${t.sessions} WHERE user_id = ${userId}${filter}`);
+  return rowCount;
+}
+
+export async function recordAmrClaim(q: Queryable, t: AuthTables, sessionId: string, method: string): Promise<void> {
+  await q.query(sql`
+    INSERT INTO ${t.amrClaims} (id, session_id, authentication_method) VALUES (${randomUUID()}, ${sessionId}, ${method})
+    ON CONFLICT (session_id, authentication_method) DO UPDATE SET updated_at = now()`);
+}
+
+export async function amrClaimsOf(q: Queryable, t: AuthTables, sessionId: string): Promise<AmrClaimRow[]> {
+  const { rows } = await q.query<AmrClaimRow>(sql`
+    SELECT authentication_method, floor(extract(epoch FROM updated_at))::int AS timestamp
+    FROM ${t.amrClaims} WHERE session_id = ${sessionId} ORDER BY updated_at DESC, authentication_method`);
+  return rows;
+}

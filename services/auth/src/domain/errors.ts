@@ -1,0 +1,85 @@
+/**
+ * The auth service's error catalogue: every error it answers is made here, with GoTrue's
+ * `error_code`, HTTP status and message (reference 2.3/2.4). The HTTP layer renders them in
+ * the legacy or the 2024-01-01 body shape.
+ */
+import { AppError } from "@platform/core";
+
+export interface AuthErrorDetails {
+  /** weak_password errors carry the reasons (`length`, `characters`). */
+  weakPassword?: { reasons: string[] };
+  /** OAuth-style errors are answered as `{error, error_description}`. */
+  oauth?: { error: string; description: string };
+}
+
+export class AuthError extends AppError {
+  declare readonly details: AuthErrorDetails | undefined;
+}
+
+const make = (status: number, code: string, message: string, details?: AuthErrorDetails) => new AuthError(status, code, message, details);
+
+export const INVALID_LOGIN = "Invalid login credentials";
+
+export const errors = {
+  validation: (message: string, status = 400) => make(status, "validation_failed", message),
+  badJson: (reason?: string) =>
+    make(400, "bad_json", reason ? `Could not parse request body as JSON: ${reason}` : "Could not parse request body as JSON"),
+  bodyTooLarge: (limit: number) => make(413, "request_entity_too_large", `Request body too large (max ${limit} bytes)`),
+  notFound: () => make(404, "not_found", "Not Found"),
+  methodNotAllowed: () => make(405, "method_not_allowed", "Method Not Allowed"),
+
+  signupDisabled: () => make(422, "signup_disabled", "Signups not allowed for this instance"),
+  emailSignupsDisabled: () => make(400, "email_provider_disabled", "Email signups are disabled"),
+  phoneSignupsDisabled: () => make(400, "phone_provider_disabled", "Phone signups are disabled"),
+  emailLoginsDisabled: () => make(422, "email_provider_disabled", "Email logins are disabled"),
+  phoneLoginsDisabled: () => make(422, "phone_provider_disabled", "Phone logins are disabled"),
+  anonymousDisabled: () => make(422, "anonymous_provider_disabled", "Anonymous sign-ins are disabled"),
+  /** The spec answers a duplicate phone sign-up with 400; GoTrue uses 422 for email. */
+  userAlreadyExists: (status: 400 | 422) => make(status, "user_already_exists", "User already registered"),
+  emailExists: () => make(422, "email_exists", "A user with this email address has already been registered"),
+  phoneExists: () => make(422, "phone_exists", "A user with this phone number has already been registered"),
+  weakPassword: (message: string, reasons: string[]) => make(422, "weak_password", message, { weakPassword: { reasons } }),
+  passwordTooLong: (max: number) => make(400, "validation_failed", `Password cannot be longer than ${max} characters`),
+
+  invalidCredentials: () => make(400, "invalid_credentials", INVALID_LOGIN),
+  unsupportedGrantType: () => make(400, "invalid_credentials", "unsupported_grant_type"),
+  emailNotConfirmed: () => make(400, "email_not_confirmed", "Email not confirmed"),
+  phoneNotConfirmed: () => make(400, "phone_not_confirmed", "Phone not confirmed"),
+  userBanned: () => make(400, "user_banned", "User is banned"),
+
+  refreshTokenRequired: () =>
+    make(400, "invalid_request", "refresh_token required", { oauth: { error: "invalid_request", description: "refresh_token required" } }),
+  refreshTokenNotFound: () => make(400, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found"),
+  refreshTokenAlreadyUsed: () => make(400, "refresh_token_already_used", "Invalid Refresh Token: Already Used"),
+  refreshUserBanned: () => make(400, "user_banned", "Invalid Refresh Token: User Banned"),
+  refreshSessionNotFound: () => make(400, "session_not_found", "Invalid Refresh Token: No Valid Session Found"),
+  refreshConflict: () => make(409, "conflict", "Too many concurrent token refresh requests on the same session or refresh token"),
+
+  noAuthorization: () => make(401, "no_authorization", "This endpoint requires a valid Bearer token"),
+  badJwt: (reason: string) => make(403, "bad_jwt", `invalid JWT: unable to parse or verify signature, ${reason}`),
+  missingSub: () => make(403, "bad_jwt", "invalid claim: missing sub claim"),
+  subNotUuid: () => make(400, "bad_jwt", "invalid claim: sub claim must be a UUID"),
+  sessionIdNotUuid: () => make(403, "bad_jwt", "invalid claim: session_id claim must be a UUID"),
+  audienceMismatch: () => make(400, "validation_failed", "Token audience doesn't match request audience"),
+  userFromTokenNotFound: () => make(403, "user_not_found", "User from sub claim in JWT does not exist"),
+  sessionFromTokenNotFound: () => make(403, "session_not_found", "Session from session_id claim in JWT does not exist"),
+  bannedBearer: () => make(403, "user_banned", "User is banned"),
+
+  appMetadataNotAllowed: () => make(403, "not_admin", "Updating app_metadata requires admin privileges"),
+  anonymousPasswordWithoutIdentifier: () =>
+    make(422, "validation_failed", "Updating password of an anonymous user without an email or phone is not allowed"),
+  samePassword: () => make(422, "same_password", "New password should be different from the old password."),
+  currentPasswordRequired: () => make(400, "current_password_required", "Current password required when setting new password."),
+  currentPasswordInvalid: () => make(400, "current_password_invalid", "Current password required when setting new password."),
+  reauthenticationNeeded: () => make(400, "reauthentication_needed", "Password update requires reauthentication"),
+  reauthenticationNotValid: () => make(422, "reauthentication_not_valid", "Nonce has expired or is invalid"),
+  reauthenticationNeedsIdentifier: () =>
+    make(400, "validation_failed", "Reauthentication requires the user to have an email or a phone number"),
+  verifyEmailFirst: () => make(422, "email_not_confirmed", "Please verify your email first."),
+  verifyPhoneFirst: () => make(422, "phone_not_confirmed", "Please verify your phone first."),
+  emailSendTooSoon: (seconds: number) =>
+    make(429, "over_email_send_rate_limit", `For security purposes, you can only request this after ${seconds} seconds.`),
+  smsSendTooSoon: (seconds: number) =>
+    make(429, "over_sms_send_rate_limit", `For security purposes, you can only request this after ${seconds} seconds.`),
+  rateLimited: () => make(429, "over_request_rate_limit", "Request rate limit reached"),
+};

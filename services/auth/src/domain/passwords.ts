@@ -1,0 +1,66 @@
+/**
+ * Password hashing (bcrypt on the libuv thread pool, never on the event loop) and the password
+ * policy. A sign-in for an unknown user is checked against a dummy hash of the same cost, so it
+ * takes as long as a wrong password.
+ */
+import { randomBytes } from "node:crypto";
+import { hash, verify } from "@node-rs/bcrypt";
+import { errors } from "./errors.js";
+
+/** bcrypt reads at most 72 bytes of a password. */
+export const MAX_PASSWORD_BYTES = 72;
+
+export interface PasswordPolicy {
+  minLength: number;
+  requiredCharacters: string[];
+}
+
+export interface Weakness {
+  message: string;
+  reasons: string[];
+}
+
+/** What is wrong with a password under the policy, or undefined when nothing is. */
+export function weaknessOf(password: string, policy: PasswordPolicy): Weakness | undefined {
+  const reasons: string[] = [];
+  const messages: string[] = [];
+  if ([...password].length < policy.minLength) {
+    reasons.push("length");
+    messages.push(`Password should be at least ${policy.minLength} characters.`);
+  }
+  if (policy.requiredCharacters.some((set) => ![...set].some((char) => password.includes(char)))) {
+    reasons.push("characters");
+    messages.push(`Password should contain at least one character of each: ${policy.requiredCharacters.join(", ")}.`);
+  }
+  return reasons.length > 0 ? { message: messages.join(" "), reasons } : undefined;
+}
+
+/** Throws the validation or weak_password error a new password deserves. */
+export function checkNewPassword(password: string, policy: PasswordPolicy): void {
+  if (Buffer.byteLength(password, "utf8") > MAX_PASSWORD_BYTES) throw errors.passwordTooLong(MAX_PASSWORD_BYTES);
+  const weakness = weaknessOf(password, policy);
+  if (weakness) throw errors.weakPassword(weakness.message, weakness.reasons);
+}
+
+export class PasswordHasher {
+  private readonly dummy: Promise<string>;
+
+  constructor(private readonly cost: number) {
+    this.dummy = hash(randomBytes(24).toString("base64"), { cost });
+    // A rejected dummy would surface on first use; keep it from being an unhandled rejection meanwhile.
+    this.dummy.catch(() => {});
+  }
+
+  hash(password: string): Promise<string> {
+    return hash(password, { cost: this.cost });
+  }
+
+  /** Compares against the stored hash, or against the dummy hash when there is none. */
+  async verify(password: string, stored: string | null | undefined): Promise<boolean> {
+    if (!stored) {
+      await verify(password, await this.dummy);
+      return false;
+    }
+    return verify(password, stored);
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Reauthentication nonces: GET /reauthenticate creates one (sent to the email, else the phone);
+ * PUT /user with a new password consumes it when SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION is on.
+ */
+import { timingSafeEqual } from "node:crypto";
+import type { Queryable } from "@platform/core";
+import { deleteOneTimeTokens } from "../db/one-time-tokens.js";
+import type { UserRow } from "../db/rows.js";
+import { findUserById, updateUser } from "../db/users.js";
+import { NOW } from "../db/values.js";
+import { audit } from "./audit.js";
+import type { AuthDeps, RequestMeta } from "./context.js";
+import { errors } from "./errors.js";
+import { issueOneTimeToken, tokenHash } from "./one-time-tokens.js";
+import { millis, secondsUntil } from "./time.js";
+
+/** Minimum time between two nonces for one user by email (SMS uses SMS_MAX_FREQUENCY). */
+export const EMAIL_RESEND_INTERVAL_MS = 60_000;
+
+export async function requestReauthentication(deps: AuthDeps, meta: RequestMeta, user: UserRow): Promise<Record<string, never>> {
+  const { config } = deps;
+  const email = user.email ?? "";
+  const phone = user.phone ?? "";
+  if (email === "" && phone === "") throw errors.reauthenticationNeedsIdentifier();
+  if (email !== "" && !user.email_confirmed_at) throw errors.verifyEmailFirst();
+  if (email === "" && !user.phone_confirmed_at) throw errors.verifyPhoneFirst();
+  const byEmail = email !== "";
+  await deps.db.transaction(async (tx) => {
+    const current = (await findUserById(tx, deps.tables, user.id, { lock: true })) ?? user;
+    const wait = secondsUntil(current.reauthentication_sent_at, byEmail ? EMAIL_RESEND_INTERVAL_MS : config.sms.maxFrequencyMs);
+    if (wait > 0) throw byEmail ? errors.emailSendTooSoon(wait) : errors.smsSendTooSoon(wait);
+    const identifier = byEmail ? email : phone;
+    const length = byEmail ? config.mailer.otpLength : config.sms.otpLength;
+    const { otp, hash } = await issueOneTimeToken(tx, deps.tables, { userId: user.id, type: "reauthentication_token", identifier, length });
+    await updateUser(tx, deps.tables, user.id, { reauthentication_token: hash, reauthentication_sent_at: NOW });
+    await audit(tx, deps, meta, user, "user_reauthenticate_requested");
+    await deps.messenger.send({
+      kind: "reauthentication",
+      channel: byEmail ? "email" : "sms",
+      userId: user.id,
+      to: identifier,
+      otp,
+      tokenHash: hash,
+    });
+  });
+  return {};
+}
+
+function sameHash(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** Checks the nonce against the user's stored one and consumes it (inside the caller's transaction). */
+export async function consumeNonce(q: Queryable, deps: AuthDeps, user: UserRow, nonce: string): Promise<void> {
+  if (!user.reauthentication_token || !user.reauthentication_sent_at) throw errors.reauthenticationNotValid();
+  const byEmail = (user.email ?? "") !== "";
+  const identifier = byEmail ? (user.email as string) : (user.phone ?? "");
+  const lifetimeMs = (byEmail ? deps.config.mailer.otpExpSeconds : deps.config.sms.otpExpSeconds) * 1000;
+  const fresh = millis(user.reauthentication_sent_at) + lifetimeMs > Date.now();
+  if (!fresh || !sameHash(tokenHash(identifier, nonce), user.reauthentication_token)) throw errors.reauthenticationNotValid();
+  await updateUser(q, deps.tables, user.id, { reauthentication_token: "", reauthentication_sent_at: null });
+  await deleteOneTimeTokens(q, deps.tables, user.id, "reauthentication_token");
+}

@@ -1,0 +1,108 @@
+/**
+ * The auth domain as one object: what the HTTP layer (and later the admin endpoints) call.
+ * Each operation takes the request facts (RequestMeta) and already-parsed input.
+ */
+import type { Database, Logger } from "@platform/core";
+import type { AuthConfig } from "../config.js";
+import { identitiesOfUser } from "../db/identities.js";
+import { authTables } from "../db/tables.js";
+import { signInAnonymously } from "./anonymous.js";
+import type { AuthDeps, RequestMeta } from "./context.js";
+import { authenticate } from "./current-user.js";
+import { errors } from "./errors.js";
+import { KeyRing } from "./keys.js";
+import { logout, parseLogoutScope } from "./logout.js";
+import { type Messenger, undeliveredMessenger } from "./messenger.js";
+import { type PasswordGrantInput, passwordGrant } from "./password-grant.js";
+import { PasswordHasher } from "./passwords.js";
+import { requestReauthentication } from "./reauthentication.js";
+import { refreshTokenGrant } from "./refresh.js";
+import type { TokenResponse } from "./sessions.js";
+import { health, settings } from "./settings.js";
+import { type SignupInput, type SignupResult, signup } from "./signup.js";
+import { type UserJson, userJson } from "./user-json.js";
+import { type UserUpdateInput, updateCurrentUser } from "./user-update.js";
+
+export interface AuthServiceOptions {
+  db: Database;
+  config: AuthConfig;
+  logger: Logger;
+  /** Where one-time codes go; by default they are logged as undelivered. */
+  messenger?: Messenger;
+}
+
+export class AuthService {
+  private constructor(readonly deps: AuthDeps) {}
+
+  static async create(options: AuthServiceOptions): Promise<AuthService> {
+    const { db, config, logger } = options;
+    const tables = authTables(config.database.namespace);
+    const keys = await KeyRing.load(config.jwt, db, tables, config.database.namespace, logger);
+    return new AuthService({
+      db,
+      tables,
+      config,
+      keys,
+      passwords: new PasswordHasher(config.security.passwordHashCost),
+      messenger: options.messenger ?? undeliveredMessenger(logger),
+      logger,
+    });
+  }
+
+  get config(): AuthConfig {
+    return this.deps.config;
+  }
+
+  health() {
+    return health();
+  }
+
+  settings() {
+    return settings(this.deps.config);
+  }
+
+  jwks() {
+    return this.deps.keys.jwks();
+  }
+
+  /** POST /signup: anonymous when neither email nor phone is given. */
+  signup(meta: RequestMeta, input: SignupInput): Promise<SignupResult> {
+    if (!input.email && !input.phone) return signInAnonymously(this.deps, meta, input.data).then((session) => ({ session }));
+    return signup(this.deps, meta, input);
+  }
+
+  /** POST /token?grant_type=... */
+  token(
+    meta: RequestMeta,
+    grantType: string | undefined,
+    input: PasswordGrantInput & { refreshToken?: string | undefined },
+  ): Promise<TokenResponse> {
+    if (grantType === "password") return passwordGrant(this.deps, meta, input);
+    if (grantType === "refresh_token") return refreshTokenGrant(this.deps, meta, input.refreshToken);
+    throw errors.unsupportedGrantType();
+  }
+
+  authenticate(meta: RequestMeta, authorization: string | undefined) {
+    return authenticate(this.deps, meta, authorization);
+  }
+
+  async getUser(meta: RequestMeta, authorization: string | undefined): Promise<UserJson> {
+    const { user } = await this.authenticate(meta, authorization);
+    return userJson(user, await identitiesOfUser(this.deps.db, this.deps.tables, user.id));
+  }
+
+  async updateUser(meta: RequestMeta, authorization: string | undefined, input: UserUpdateInput): Promise<UserJson> {
+    return updateCurrentUser(this.deps, meta, await this.authenticate(meta, authorization), input);
+  }
+
+  async reauthenticate(meta: RequestMeta, authorization: string | undefined) {
+    const { user } = await this.authenticate(meta, authorization);
+    return requestReauthentication(this.deps, meta, user);
+  }
+
+  /** POST /logout: the token is checked before the scope, as GoTrue does. */
+  async logout(meta: RequestMeta, authorization: string | undefined, scope: string | undefined): Promise<void> {
+    const auth = await this.authenticate(meta, authorization);
+    return logout(this.deps, meta, auth, parseLogoutScope(scope));
+  }
+}

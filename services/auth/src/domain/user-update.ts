@@ -1,0 +1,118 @@
+/**
+ * PUT /user: user_metadata (`data`, merged; a null value removes a key), app_metadata (admins
+ * only), password, and email / phone changes (see contact-change.ts). A password change ends
+ * every other session of the user and discards pending one-time codes.
+ */
+import type { Queryable } from "@platform/core";
+import { identitiesOfUser } from "../db/identities.js";
+import { deleteOneTimeTokens } from "../db/one-time-tokens.js";
+import type { Json, UserRow } from "../db/rows.js";
+import { deleteSessions } from "../db/sessions.js";
+import { emailTaken, findUserById, phoneTaken, updateUser } from "../db/users.js";
+import { audit } from "./audit.js";
+import { changeEmail, changePhone } from "./contact-change.js";
+import type { AuthDeps, RequestMeta } from "./context.js";
+import { type Authenticated, isAdminUser } from "./current-user.js";
+import { errors } from "./errors.js";
+import { normalizeEmail, normalizePhone } from "./identifiers.js";
+import { checkNewPassword } from "./passwords.js";
+import { consumeNonce } from "./reauthentication.js";
+import { type UserJson, userJson } from "./user-json.js";
+
+export interface UserUpdateInput {
+  email?: string | undefined;
+  phone?: string | undefined;
+  password?: string | undefined;
+  currentPassword?: string | undefined;
+  nonce?: string | undefined;
+  data?: Record<string, unknown> | undefined;
+  appMetadata?: Record<string, unknown> | undefined;
+  channel?: string | undefined;
+}
+
+/** Merges `updates` into `base`; null removes a key (GoTrue's metadata update). */
+export function mergeMetadata(base: Json, updates: Record<string, unknown>): Json {
+  const merged: Json = { ...base };
+  for (const [key, value] of Object.entries(updates)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
+}
+
+function usedRecovery(claims: Authenticated["claims"]): boolean {
+  return Array.isArray(claims.amr) && claims.amr.some((entry) => (entry as { method?: unknown })?.method === "recovery");
+}
+
+/** Checks a password change before anything is written; returns the new hash. */
+async function preparePassword(deps: AuthDeps, auth: Authenticated, input: UserUpdateInput, password: string): Promise<string> {
+  const { user } = auth;
+  const { security } = deps.config;
+  checkNewPassword(password, { minLength: security.passwordMinLength, requiredCharacters: security.passwordRequiredCharacters });
+  if (security.updatePasswordRequireReauthentication && !input.nonce) throw errors.reauthenticationNeeded();
+  if (user.encrypted_password) {
+    if (security.updatePasswordRequireCurrentPassword && !usedRecovery(auth.claims)) {
+      if (!input.currentPassword) throw errors.currentPasswordRequired();
+      if (!(await deps.passwords.verify(input.currentPassword, user.encrypted_password))) throw errors.currentPasswordInvalid();
+    }
+    if (await deps.passwords.verify(password, user.encrypted_password)) throw errors.samePassword();
+  }
+  return deps.passwords.hash(password);
+}
+
+async function savePassword(
+  q: Queryable,
+  deps: AuthDeps,
+  meta: RequestMeta,
+  auth: Authenticated,
+  user: UserRow,
+  hash: string,
+  nonce?: string,
+) {
+  if (deps.config.security.updatePasswordRequireReauthentication) await consumeNonce(q, deps, user, nonce ?? "");
+  const updated = await updateUser(q, deps.tables, user.id, {
+    encrypted_password: hash,
+    reauthentication_token: "",
+    reauthentication_sent_at: null,
+  });
+  await deleteOneTimeTokens(q, deps.tables, user.id);
+  await deleteSessions(q, deps.tables, user.id, auth.session ? { except: auth.session.id } : {});
+  await audit(q, deps, meta, user, "user_updated_password");
+  return updated;
+}
+
+export async function updateCurrentUser(deps: AuthDeps, meta: RequestMeta, auth: Authenticated, input: UserUpdateInput): Promise<UserJson> {
+  const { user } = auth;
+  const email = input.email ? normalizeEmail(input.email) : undefined;
+  const phone = input.phone ? normalizePhone(input.phone) : undefined;
+  if (phone && input.channel && input.channel !== "sms" && input.channel !== "whatsapp") {
+    throw errors.validation(
+      "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider.",
+    );
+  }
+  if (input.appMetadata !== undefined && !isAdminUser(deps, user)) throw errors.appMetadataNotAllowed();
+  if (user.is_anonymous && input.password && !email && !phone) throw errors.anonymousPasswordWithoutIdentifier();
+  const newEmail = email !== undefined && email !== (user.email ?? "") ? email : undefined;
+  const newPhone = phone !== undefined && phone !== (user.phone ?? "") ? phone : undefined;
+  if (newEmail && (await emailTaken(deps.db, deps.tables, newEmail, user.id))) throw errors.emailExists();
+  if (newPhone && (await phoneTaken(deps.db, deps.tables, newPhone, user.id))) throw errors.phoneExists();
+  const passwordHash = input.password !== undefined ? await preparePassword(deps, auth, input, input.password) : undefined;
+
+  return deps.db.transaction(async (tx) => {
+    let current = (await findUserById(tx, deps.tables, user.id, { lock: true })) ?? user;
+    if (passwordHash !== undefined) current = await savePassword(tx, deps, meta, auth, current, passwordHash, input.nonce);
+    if (input.data)
+      current = await updateUser(tx, deps.tables, user.id, {
+        raw_user_meta_data: mergeMetadata(current.raw_user_meta_data ?? {}, input.data),
+      });
+    if (input.appMetadata) {
+      current = await updateUser(tx, deps.tables, user.id, {
+        raw_app_meta_data: mergeMetadata(current.raw_app_meta_data ?? {}, input.appMetadata),
+      });
+    }
+    if (newEmail) current = await changeEmail(tx, deps, current, newEmail);
+    if (newPhone) current = await changePhone(tx, deps, current, newPhone);
+    await audit(tx, deps, meta, current, "user_modified");
+    return userJson(current, await identitiesOfUser(tx, deps.tables, user.id));
+  });
+}

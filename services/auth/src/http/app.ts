@@ -1,0 +1,59 @@
+/**
+ * The auth service's Fastify app: GoTrue's error shapes (switched by X-Supabase-Api-Version,
+ * which is echoed back), JSON bodies whatever the content type, CORS, and the routes.
+ */
+import { createHttpApp, type Logger } from "@platform/core";
+import type { FastifyInstance } from "fastify";
+import { errors } from "../domain/errors.js";
+import type { AuthService } from "../domain/service.js";
+import { registerJsonBodies } from "./body.js";
+import { registerCors } from "./cors.js";
+import { API_VERSION_HEADER, MAX_BODY_BYTES, mapFrameworkError, renderError, renderInternal, requestedApiVersion } from "./errors.js";
+import type { Limiter } from "./rate-limit.js";
+import { registerRoutes } from "./routes.js";
+
+export interface HttpOptions {
+  logger: Logger;
+  tokenLimiter: Limiter;
+  /** Incoming header whose (sane) value becomes the request id; x-request-id when unset. */
+  requestIdHeader?: string | undefined;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export function buildHttpApp(service: AuthService, options: HttpOptions): FastifyInstance {
+  const idHeader = options.requestIdHeader ?? "x-request-id";
+  const app = createHttpApp({
+    logger: options.logger,
+    renderError,
+    renderInternal,
+    mapFrameworkError,
+    fastify: {
+      bodyLimit: MAX_BODY_BYTES,
+      // The trusted client address comes from the configured header, never from X-Forwarded-For by default.
+      trustProxy: false,
+      ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false } },
+      genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
+        const incoming = req.headers[idHeader];
+        return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+      },
+    },
+  });
+  registerJsonBodies(app);
+  registerCors(app);
+  app.addHook("onRequest", async (request, reply) => {
+    const version = requestedApiVersion(request);
+    if (version) reply.header(API_VERSION_HEADER, version);
+  });
+  // A failure GoTrue would answer (an error handler reply) carries its code in x-sb-error-code;
+  // unexpected failures get it here.
+  app.addHook("onSend", async (_request, reply, payload) => {
+    if (reply.statusCode >= 500 && !reply.hasHeader("x-sb-error-code")) reply.header("x-sb-error-code", "unexpected_failure");
+    return payload;
+  });
+  registerRoutes(app, service, options.tokenLimiter);
+  app.setNotFoundHandler(async () => {
+    throw errors.notFound();
+  });
+  return app;
+}

@@ -1,0 +1,75 @@
+/** The routes of this increment; each one reads the wire format and calls the domain. */
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { errors } from "../domain/errors.js";
+import type { AuthService } from "../domain/service.js";
+import type { Limiter } from "./rate-limit.js";
+import { requestMeta, trustedClientKey } from "./request-meta.js";
+import { field, logoutQuery, signupBody, tokenBody, tokenQuery, userUpdateBody } from "./schemas.js";
+
+type Body = Record<string, unknown>;
+type Text = string | null | undefined;
+
+const str = (value: unknown): string | undefined => field(value as Text);
+const obj = (value: unknown) => field(value as Record<string, unknown> | null | undefined);
+
+export function registerRoutes(app: FastifyInstance, service: AuthService, tokenLimiter: Limiter): void {
+  const meta = (request: FastifyRequest) => requestMeta(request, service.config);
+  const authorization = (request: FastifyRequest) => request.headers.authorization;
+
+  app.get("/health", async () => service.health());
+  app.get("/settings", async () => service.settings());
+  app.get("/.well-known/jwks.json", async (_request, reply) => {
+    reply.header("cache-control", "public, max-age=600");
+    return service.jwks();
+  });
+
+  app.post("/signup", { schema: { body: signupBody } }, async (request) => {
+    const body = request.body as Body;
+    const result = await service.signup(meta(request), {
+      email: str(body.email),
+      phone: str(body.phone),
+      password: str(body.password),
+      data: obj(body.data),
+      channel: str(body.channel),
+      codeChallenge: str(body.code_challenge),
+      codeChallengeMethod: str(body.code_challenge_method),
+    });
+    return "session" in result ? result.session : result.user;
+  });
+
+  app.post("/token", { schema: { body: tokenBody, querystring: tokenQuery } }, async (request) => {
+    const key = trustedClientKey(request, service.config);
+    if (key !== undefined && !(await tokenLimiter.allow(key))) throw errors.rateLimited();
+    const body = request.body as Body;
+    const grantType = (request.query as { grant_type?: string }).grant_type;
+    return service.token(meta(request), grantType, {
+      email: str(body.email),
+      phone: str(body.phone),
+      password: str(body.password),
+      refreshToken: str(body.refresh_token),
+    });
+  });
+
+  app.get("/user", async (request) => service.getUser(meta(request), authorization(request)));
+
+  app.put("/user", { schema: { body: userUpdateBody } }, async (request) => {
+    const body = request.body as Body;
+    return service.updateUser(meta(request), authorization(request), {
+      email: str(body.email),
+      phone: str(body.phone),
+      password: str(body.password),
+      currentPassword: str(body.current_password),
+      nonce: str(body.nonce),
+      data: obj(body.data),
+      appMetadata: obj(body.app_metadata),
+      channel: str(body.channel),
+    });
+  });
+
+  app.get("/reauthenticate", async (request) => service.reauthenticate(meta(request), authorization(request)));
+
+  app.post("/logout", { schema: { querystring: logoutQuery } }, async (request, reply) => {
+    await service.logout(meta(request), authorization(request), (request.query as { scope?: string }).scope);
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,6 @@
+export { type AuthConfig, type AuthDatabaseConfig, readAuthConfig, readAuthDatabaseConfig, withLocalDefaults } from "./config.js";
+export { runMigrations } from "./db/migrations.js";
+export { authTables } from "./db/tables.js";
+export type { Messenger, OutgoingMessage } from "./domain/messenger.js";
+export { AuthService } from "./domain/service.js";
+export { type AuthInstance, type AuthOptions, createAuth, type RunningAuth, startAuth } from "./server.js";

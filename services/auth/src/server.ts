@@ -1,0 +1,105 @@
+/** Starts the auth service from its configuration; used by main.ts and by the all-services start script. */
+import { type Database, type Logger, openDatabase } from "@platform/core";
+import type { FastifyInstance } from "fastify";
+import { Redis } from "ioredis";
+import type { AuthConfig } from "./config.js";
+import { runMigrations } from "./db/migrations.js";
+import type { Messenger } from "./domain/messenger.js";
+import { AuthService } from "./domain/service.js";
+import { buildHttpApp } from "./http/app.js";
+import { createLimiter } from "./http/rate-limit.js";
+
+export interface AuthOptions {
+  /** Where one-time codes go (tests record them); by default they are logged as undelivered. */
+  messenger?: Messenger;
+  /** An already open database (tests); otherwise the configured one is opened and closed with the service. */
+  db?: Database;
+}
+
+export interface AuthInstance {
+  app: FastifyInstance;
+  service: AuthService;
+  db: Database;
+  close(): Promise<void>;
+}
+
+export interface RunningAuth extends AuthInstance {
+  url: string;
+}
+
+/** GoTrue's DB_MAX_POOL_SIZE: 0 means no limit of our own. */
+const poolSize = (configured: number) => (configured === 0 ? Number.POSITIVE_INFINITY : configured);
+
+export async function openAuthDatabase(config: AuthConfig["database"], logger: Logger): Promise<Database> {
+  if (!config.url) logger.info({ dataDir: config.dataDir }, "no DATABASE_URL: using embedded PGlite");
+  return openDatabase({ url: config.url, dataDir: config.url ? undefined : config.dataDir, maxConnections: poolSize(config.maxPoolSize) });
+}
+
+function warnAboutInactiveSettings(config: AuthConfig, logger: Logger): void {
+  const inactive: string[] = [];
+  if (config.captcha.enabled) inactive.push("SECURITY_CAPTCHA_ENABLED");
+  for (const [name, provider] of Object.entries(config.external.providers))
+    if (provider.enabled) inactive.push(`EXTERNAL_${name.toUpperCase()}_ENABLED`);
+  if (config.smtp.host) inactive.push("SMTP_HOST");
+  if (config.sms.provider) inactive.push("SMS_PROVIDER");
+  if (config.telemetry.tracingEnabled) inactive.push("TRACING_ENABLED");
+  if (config.telemetry.metricsEnabled) inactive.push("METRICS_ENABLED");
+  if (inactive.length > 0) logger.warn({ settings: inactive }, "these settings are validated but not acted on yet");
+}
+
+/** Waits up to `ms` for the Redis connection; false when it is not ready by then. */
+function ready(redis: Redis, ms: number): Promise<boolean> {
+  if (redis.status === "ready") return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    redis.once("ready", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+export async function createAuth(config: AuthConfig, logger: Logger, options: AuthOptions = {}): Promise<AuthInstance> {
+  const ownsDb = options.db === undefined;
+  const db = options.db ?? (await openAuthDatabase(config.database, logger));
+  let redis: Redis | undefined;
+  try {
+    const applied = await runMigrations(db, config.database.namespace);
+    if (applied.length > 0) logger.info({ applied }, "auth migrations applied");
+    const service = await AuthService.create({ db, config, logger, ...(options.messenger ? { messenger: options.messenger } : {}) });
+    if (config.rateLimit.redisUrl) {
+      redis = new Redis(config.rateLimit.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+      redis.on("error", (error: Error) => logger.warn({ err: error.message }, "redis unavailable: rate limits use this instance's memory"));
+      if (!(await ready(redis, 2_000))) logger.warn("redis not reachable yet: rate limits use this instance's memory until it is");
+    }
+    const prefix = config.database.namespace ? `auth:${config.database.namespace}` : "auth";
+    const tokenLimiter = createLimiter({ points: config.rateLimit.tokenRefresh, keyPrefix: `${prefix}:token`, redis });
+    const app = buildHttpApp(service, { logger, tokenLimiter, requestIdHeader: config.api.requestIdHeader });
+    warnAboutInactiveSettings(config, logger);
+    return {
+      app,
+      service,
+      db,
+      async close() {
+        await app.close();
+        redis?.disconnect();
+        if (ownsDb) await db.close();
+      },
+    };
+  } catch (error) {
+    redis?.disconnect();
+    if (ownsDb) await db.close();
+    throw error;
+  }
+}
+
+export async function startAuth(config: AuthConfig, logger: Logger, options: AuthOptions = {}): Promise<RunningAuth> {
+  const instance = await createAuth(config, logger, options);
+  try {
+    const url = await instance.app.listen({ host: config.api.host, port: config.api.port });
+    return { url, ...instance };
+  } catch (error) {
+    await instance.close();
+    throw error;
+  }
+}

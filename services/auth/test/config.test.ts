@@ -1,0 +1,178 @@
+/** Reading the auth configuration: names, aliases, defaults and one error naming every problem. */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConfigError, loadEnv } from "@platform/core";
+import { describe, expect, it } from "vitest";
+import { parseDuration, parseRequiredCharacters } from "../src/config/values.js";
+import { readAuthConfig, withLocalDefaults } from "../src/config.js";
+
+const REQUIRED = {
+  AUTH_SITE_URL: "http://localhost:3000",
+  AUTH_API_EXTERNAL_URL: "http://localhost:8081",
+  AUTH_DB_DRIVER: "postgres",
+  AUTH_JWT_SECRET: "0123456789abcdef0123456789abcdef",
+};
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    readAuthConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe("auth configuration", () => {
+  it("applies the spec's defaults", () => {
+    const config = readAuthConfig(REQUIRED);
+    expect(config.api).toMatchObject({ port: 8081, host: "0.0.0.0", externalUrl: "http://localhost:8081" });
+    expect(config.jwt).toMatchObject({
+      exp: 3600,
+      aud: "authenticated",
+      adminGroupName: "admin",
+      defaultGroupName: "authenticated",
+      algorithm: "RS256",
+    });
+    expect(config.jwt.adminRoles).toEqual(["service_role", "supabase_admin"]);
+    expect(config.jwt.issuer).toBe("http://localhost:8081");
+    expect(config.security).toMatchObject({
+      passwordMinLength: 6,
+      passwordHashCost: 10,
+      refreshTokenRotationEnabled: true,
+      refreshTokenReuseIntervalMs: 10_000,
+      updatePasswordRequireReauthentication: false,
+    });
+    expect(config.database).toMatchObject({ driver: "postgres", url: undefined, dataDir: "./data/auth", maxPoolSize: 0, namespace: "" });
+    expect(config.external).toMatchObject({ email: true, phone: false, anonymousUsers: false });
+    expect(config.smtp.maxFrequencyMs).toBe(900_000);
+    expect(config.sms).toMatchObject({ maxFrequencyMs: 60_000, autoconfirm: false });
+    expect(config.mailer).toMatchObject({ autoconfirm: false, urlPaths: { invite: "/verify", confirmation: "/verify" } });
+    expect(config.mailer.subjects.CONFIRMATION).toBe("Confirm Your Signup");
+    expect(config.log).toEqual({ level: "info", file: undefined });
+    expect(config.telemetry).toMatchObject({ prometheusHost: "0.0.0.0", prometheusPort: 9100 });
+    expect(config.rateLimit).toMatchObject({ tokenRefresh: 150, header: undefined, redisUrl: undefined });
+  });
+
+  it("reads GOTRUE_ names as aliases, prefers AUTH_, and takes PORT, DATABASE_URL and LOG_LEVEL unprefixed", () => {
+    const config = readAuthConfig({
+      GOTRUE_SITE_URL: "https://site.example",
+      GOTRUE_API_EXTERNAL_URL: "https://auth.example/",
+      GOTRUE_DB_DRIVER: "postgres",
+      GOTRUE_JWT_SECRET: "ignored-because-auth-wins-0123456789",
+      AUTH_JWT_SECRET: "the-auth-prefixed-secret-wins-0123456789",
+      PORT: "9999",
+      DATABASE_URL: "postgres://db.example/auth",
+      LOG_LEVEL: "panic",
+      GOTRUE_DB_MAX_POOL_SIZE: "7",
+      GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: "3",
+    });
+    expect(config.siteUrl).toBe("https://site.example");
+    expect(config.api.externalUrl).toBe("https://auth.example");
+    expect(config.jwt.secret).toBe("the-auth-prefixed-secret-wins-0123456789");
+    expect(config.api.port).toBe(9999);
+    expect(config.database).toMatchObject({ url: "postgres://db.example/auth", maxPoolSize: 7 });
+    expect(config.log.level).toBe("fatal");
+    expect(config.security.refreshTokenReuseIntervalMs).toBe(3000);
+  });
+
+  it("names every problem in one ConfigError", () => {
+    expect(problems({})).toEqual([
+      "AUTH_SITE_URL: is required",
+      "AUTH_API_EXTERNAL_URL: is required",
+      "AUTH_DB_DRIVER: is required (the only supported value is postgres)",
+      "AUTH_JWT_SECRET: is required",
+    ]);
+    const found = problems({
+      ...REQUIRED,
+      AUTH_DB_DRIVER: "mysql",
+      AUTH_JWT_SECRET: "short",
+      AUTH_JWT_EXP: "soon",
+      AUTH_PASSWORD_MIN_LENGTH: "4",
+      DATABASE_URL: "mysql://x",
+      AUTH_DB_NAMESPACE: "Bad-Name",
+      AUTH_SITE_URL: "ftp://site",
+      AUTH_EXTERNAL_GITHUB_ENABLED: "true",
+      AUTH_SMS_PROVIDER: "carrier-pigeon",
+      AUTH_SECURITY_CAPTCHA_ENABLED: "yes",
+      AUTH_SMTP_ADMIN_EMAIL: "not-an-email",
+      AUTH_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: "ten",
+      AUTH_JWT_KEYS: "[{}]",
+    });
+    expect(found).toEqual(
+      expect.arrayContaining([
+        'AUTH_SITE_URL: must be an http or https URL, got "ftp://site"',
+        "AUTH_PASSWORD_MIN_LENGTH must be at least 6, got 4",
+        'AUTH_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: must be a number of seconds or a duration such as 10s or 1h30m, got "ten"',
+        'AUTH_DB_DRIVER: must be postgres, got "mysql"',
+        "DATABASE_URL: must be a postgres:// or postgresql:// URL",
+        'AUTH_DB_NAMESPACE: must be a lower-case identifier (a-z, 0-9, _; at most 30 characters), got "Bad-Name"',
+        "AUTH_JWT_SECRET: must be at least 32 characters long",
+        'AUTH_JWT_EXP must be an integer, got "soon"',
+        'AUTH_JWT_KEYS: key 1 needs a "kid"',
+        "AUTH_EXTERNAL_GITHUB_CLIENT_ID is required when AUTH_EXTERNAL_GITHUB_ENABLED is true",
+        "AUTH_EXTERNAL_GITHUB_SECRET is required when AUTH_EXTERNAL_GITHUB_ENABLED is true",
+        "AUTH_EXTERNAL_GITHUB_REDIRECT_URI is required when AUTH_EXTERNAL_GITHUB_ENABLED is true",
+        'AUTH_SMTP_ADMIN_EMAIL: must be an email address, got "not-an-email"',
+        'AUTH_SMS_PROVIDER: must be one of twilio, twilio_verify, messagebird, textlocal, vonage, got "carrier-pigeon"',
+        "AUTH_SECURITY_CAPTCHA_SECRET is required when AUTH_SECURITY_CAPTCHA_ENABLED is true",
+      ]),
+    );
+    expect(found).toHaveLength(15);
+  });
+
+  it("validates provider, SMS and JWT key settings it does not act on yet", () => {
+    expect(
+      problems({
+        ...REQUIRED,
+        AUTH_EXTERNAL_KEYCLOAK_ENABLED: "true",
+        AUTH_EXTERNAL_KEYCLOAK_CLIENT_ID: "id",
+        AUTH_EXTERNAL_KEYCLOAK_SECRET: "s",
+        AUTH_EXTERNAL_KEYCLOAK_REDIRECT_URI: "https://auth.example/callback",
+        AUTH_SMS_PROVIDER: "twilio",
+        AUTH_SMS_TWILIO_ACCOUNT_SID: "sid",
+      }),
+    ).toEqual([
+      "AUTH_EXTERNAL_KEYCLOAK_URL is required when AUTH_EXTERNAL_KEYCLOAK_ENABLED is true",
+      "AUTH_SMS_TWILIO_AUTH_TOKEN is required when AUTH_SMS_PROVIDER is twilio",
+      "AUTH_SMS_TWILIO_MESSAGE_SERVICE_SID is required when AUTH_SMS_PROVIDER is twilio",
+    ]);
+    const verifyOnly = JSON.stringify([{ kty: "oct", k: "c2VjcmV0", kid: "a", key_ops: ["verify"] }]);
+    expect(problems({ ...REQUIRED, AUTH_JWT_KEYS: verifyOnly })).toEqual([
+      'AUTH_JWT_KEYS: exactly one key must have "sign" in its key_ops, found 0',
+    ]);
+    expect(problems({ ...REQUIRED, AUTH_JWT_KEYS: JSON.stringify([{ kty: "oct", k: "c2VjcmV0", kid: "a", alg: "RS256" }]) })).toEqual([
+      "AUTH_JWT_KEYS: key 1 (a): a oct key cannot be used with RS256",
+    ]);
+    expect(problems({ ...REQUIRED, AUTH_JWT_KEYS: "not json" })).toEqual(["AUTH_JWT_KEYS: must be a JSON array of JWKs"]);
+    expect(
+      readAuthConfig({ ...REQUIRED, AUTH_JWT_KEYS: JSON.stringify([{ kty: "oct", k: "c2VjcmV0", kid: "a" }]) }).jwt.keys[0],
+    ).toMatchObject({
+      kid: "a",
+      alg: "HS256",
+    });
+  });
+
+  it("parses durations, required character sets and the .env file (the environment wins)", () => {
+    expect(parseDuration("10")).toBe(10_000);
+    expect(parseDuration("1h30m")).toBe(5_400_000);
+    expect(parseDuration("250ms")).toBe(250);
+    expect(parseRequiredCharacters("abc:123:\\:;")).toEqual(["abc", "123", ":;"]);
+    const dir = mkdtempSync(join(tmpdir(), "auth-env-"));
+    writeFileSync(join(dir, ".env"), "AUTH_SITE_URL=http://from-file\nAUTH_JWT_EXP=60\n");
+    const env = loadEnv({ cwd: dir, env: { ...REQUIRED, AUTH_SITE_URL: "http://from-env" } });
+    const config = readAuthConfig(env);
+    expect(config.siteUrl).toBe("http://from-env");
+    expect(config.jwt.exp).toBe(60);
+  });
+
+  it("gives npm start local-development values only for unset required settings", () => {
+    const { env, filled } = withLocalDefaults({ GOTRUE_SITE_URL: "https://mine.example", PORT: "9000" });
+    expect(filled).toEqual(["AUTH_API_EXTERNAL_URL", "AUTH_DB_DRIVER", "AUTH_JWT_SECRET"]);
+    const config = readAuthConfig(env);
+    expect(config.siteUrl).toBe("https://mine.example");
+    expect(config.api.externalUrl).toBe("http://localhost:9000");
+    expect(withLocalDefaults(REQUIRED).filled).toEqual([]);
+  });
+});
