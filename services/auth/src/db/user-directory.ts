@@ -35,9 +35,7 @@ export async function listUsers(q: Queryable, t: AuthTables, query: UserListQuer
 /** The identities of several users, oldest first. */
 export async function identitiesOfUsers(q: Queryable, t: AuthTables, userIds: readonly string[]): Promise<IdentityRow[]> {
   if (userIds.length === 0) return [];
-  const { rows } = await q.query<IdentityRow>(
-    sql`SELECT * FROM ${t.identities} WHERE user_id IN ${list(userIds)} ORDER BY created_at, id`,
-  );
+  const { rows } = await q.query<IdentityRow>(sql`SELECT * FROM ${t.identities} WHERE user_id IN ${list(userIds)} ORDER BY created_at, id`);
   return rows;
 }
 
