@@ -15,6 +15,9 @@ const LOG_TYPES: Record<string, string> = {
   user_reauthenticate_requested: "user",
   token_refreshed: "token",
   token_revoked: "token",
+  user_invited: "team",
+  user_deleted: "team",
+  user_recovery_requested: "user",
 };
 
 export async function audit(

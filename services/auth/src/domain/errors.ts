@@ -82,4 +82,23 @@ export const errors = {
   smsSendTooSoon: (seconds: number) =>
     make(429, "over_sms_send_rate_limit", `For security purposes, you can only request this after ${seconds} seconds.`),
   rateLimited: () => make(429, "over_request_rate_limit", "Request rate limit reached"),
+
+  // Admin API, links and /verify.
+  notAdmin: () => make(403, "not_admin", "User not allowed"),
+  userIdNotUuid: () => make(404, "validation_failed", "user_id must be an UUID"),
+  userNotFound: () => make(404, "user_not_found", "User not found"),
+  linkUserNotFound: () => make(404, "user_not_found", "User with this email not found"),
+  adminUserWithoutContact: () => make(400, "validation_failed", "Cannot create a user without either an email or phone"),
+  passwordAndHash: () => make(400, "validation_failed", "Only a password or a password hash should be provided"),
+  invalidPasswordHash: (reason: string) => make(400, "validation_failed", `Invalid password hash: ${reason}`),
+  customIdInvalid: () => make(400, "validation_failed", "ID must conform to the uuid v4 format"),
+  customIdNil: () => make(400, "validation_failed", "ID cannot be a nil uuid"),
+  invalidBanDuration: (reason: string) => make(400, "validation_failed", `invalid format for ban duration: ${reason}`),
+  badPagination: (reason: string) => make(400, "validation_failed", `Bad Pagination Parameters: ${reason}`),
+  badSort: (reason: string) => make(400, "validation_failed", `Bad Sort Parameters: ${reason}`),
+  invalidLinkType: (type: string) => make(400, "validation_failed", `Invalid email action link type requested: ${type}`),
+  secureEmailChangeNeeded: () => make(400, "validation_failed", "Enable secure email change to generate link for current email"),
+  invalidEmailVerificationType: () => make(400, "validation_failed", "Invalid email verification type"),
+  emailLinkInvalid: () => make(403, "otp_expired", "Email link is invalid or has expired"),
+  otpInvalid: () => make(403, "otp_expired", "Token has expired or is invalid"),
 };

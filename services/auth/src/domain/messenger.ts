@@ -5,7 +5,7 @@
  */
 import type { Logger } from "@platform/core";
 
-export type MessageKind = "confirmation" | "email_change_new" | "email_change_current" | "phone_change" | "reauthentication";
+export type MessageKind = "confirmation" | "email_change_new" | "email_change_current" | "phone_change" | "reauthentication" | "invite";
 
 export interface OutgoingMessage {
   kind: MessageKind;
@@ -17,6 +17,8 @@ export interface OutgoingMessage {
   otp: string;
   /** What an email link would carry (`token=`): the stored hash. */
   tokenHash: string;
+  /** Where the link should lead after verification (invites), when the request named a valid one. */
+  redirectTo?: string | undefined;
 }
 
 export interface Messenger {

@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { hash, verify } from "@node-rs/bcrypt";
 import { errors } from "./errors.js";
+import { verifyStoredHash } from "./password-hashes.js";
 
 /** bcrypt reads at most 72 bytes of a password. */
 export const MAX_PASSWORD_BYTES = 72;
@@ -61,6 +62,6 @@ export class PasswordHasher {
       await verify(password, await this.dummy);
       return false;
     }
-    return verify(password, stored);
+    return verifyStoredHash(password, stored);
   }
 }

@@ -40,8 +40,11 @@ export function mergeMetadata(base: Json, updates: Record<string, unknown>): Jso
   return merged;
 }
 
+/** GoTrue's Session.IsRecovery: signed in by a one-time code (otp, magic link or recovery link). */
+const RECOVERY_METHODS: readonly unknown[] = ["recovery", "otp", "magiclink"];
+
 function usedRecovery(claims: Authenticated["claims"]): boolean {
-  return Array.isArray(claims.amr) && claims.amr.some((entry) => (entry as { method?: unknown })?.method === "recovery");
+  return Array.isArray(claims.amr) && claims.amr.some((entry) => RECOVERY_METHODS.includes((entry as { method?: unknown })?.method));
 }
 
 /** Checks a password change before anything is written; returns the new hash. */

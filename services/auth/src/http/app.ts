@@ -6,11 +6,13 @@ import { createHttpApp, type Logger } from "@platform/core";
 import type { FastifyInstance } from "fastify";
 import { errors } from "../domain/errors.js";
 import type { AuthService } from "../domain/service.js";
+import { registerAdminRoutes } from "./admin-routes.js";
 import { registerJsonBodies } from "./body.js";
 import { registerCors } from "./cors.js";
 import { API_VERSION_HEADER, MAX_BODY_BYTES, mapFrameworkError, renderError, renderInternal, requestedApiVersion } from "./errors.js";
 import type { Limiter } from "./rate-limit.js";
 import { registerRoutes } from "./routes.js";
+import { registerVerifyRoutes } from "./verify-routes.js";
 
 export interface HttpOptions {
   logger: Logger;
@@ -52,6 +54,8 @@ export function buildHttpApp(service: AuthService, options: HttpOptions): Fastif
     return payload;
   });
   registerRoutes(app, service, options.tokenLimiter);
+  registerAdminRoutes(app, service);
+  registerVerifyRoutes(app, service);
   app.setNotFoundHandler(async () => {
     throw errors.notFound();
   });
