@@ -4,7 +4,9 @@
  * an alias; `PORT`, `DATABASE_URL`, `LOG_LEVEL` and the `OTEL_*` variables have no prefix.
  * Every problem of every group ends up in one ConfigError.
  */
+
 import { randomBytes } from "node:crypto";
+import { availableParallelism } from "node:os";
 import { boolean, ConfigError, custom, type Env, integer, oneOf, readConfig, string } from "@platform/core";
 import { parseJwtKeys } from "./config/jwt-keys.js";
 import { readCaptcha, readMailer, readSms, readSmtp } from "./config/messaging.js";
@@ -89,6 +91,8 @@ function readSecurity(env: Env) {
     passwordMinLength: integer(names("PASSWORD_MIN_LENGTH"), 6, { min: 6, max: 72 }),
     passwordRequiredCharacters: custom(names("PASSWORD_REQUIRED_CHARACTERS"), parseRequiredCharacters),
     passwordHashCost: integer(names("PASSWORD_HASH_COST"), 10, { min: 4, max: 31 }),
+    /** bcrypt jobs at once; by default every core but one, so hashing never starves the event loop. */
+    passwordHashConcurrency: integer(names("PASSWORD_HASH_CONCURRENCY"), Math.max(1, availableParallelism() - 1), { min: 1 }),
     refreshTokenRotationEnabled: boolean(names("SECURITY_REFRESH_TOKEN_ROTATION_ENABLED"), true),
     refreshTokenReuseIntervalMs: custom(names("SECURITY_REFRESH_TOKEN_REUSE_INTERVAL"), duration(10_000)),
     updatePasswordRequireReauthentication: boolean(names("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION"), false),

@@ -43,25 +43,56 @@ export function checkNewPassword(password: string, policy: PasswordPolicy): void
   if (weakness) throw errors.weakPassword(weakness.message, weakness.reasons);
 }
 
+/**
+ * At most `size` jobs at once, the rest queued in order. Hashing runs on libuv's threads, but
+ * with every core busy hashing the event loop waits for a core: leaving one free keeps
+ * /health and every other request fast while sign-ins queue.
+ */
+export class Slots {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly size: number) {}
+
+  async run<T>(job: () => Promise<T>): Promise<T> {
+    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.running += 1;
+    try {
+      return await job();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running -= 1;
+    }
+  }
+}
+
 export class PasswordHasher {
   private readonly dummy: Promise<string>;
+  private readonly slots: Slots;
 
-  constructor(private readonly cost: number) {
+  constructor(
+    private readonly cost: number,
+    /** Hashing jobs at once (PASSWORD_HASH_CONCURRENCY). */
+    concurrency: number,
+  ) {
+    this.slots = new Slots(concurrency);
     this.dummy = hash(randomBytes(24).toString("base64"), { cost });
     // A rejected dummy would surface on first use; keep it from being an unhandled rejection meanwhile.
     this.dummy.catch(() => {});
   }
 
   hash(password: string): Promise<string> {
-    return hash(password, { cost: this.cost });
+    return this.slots.run(() => hash(password, { cost: this.cost }));
   }
 
   /** Compares against the stored hash, or against the dummy hash when there is none. */
   async verify(password: string, stored: string | null | undefined): Promise<boolean> {
     if (!stored) {
-      await verify(password, await this.dummy);
+      const dummy = await this.dummy;
+      await this.slots.run(() => verify(password, dummy));
       return false;
     }
-    return verifyStoredHash(password, stored);
+    return this.slots.run(() => verifyStoredHash(password, stored));
   }
 }

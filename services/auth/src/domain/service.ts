@@ -43,7 +43,7 @@ export class AuthService {
       tables,
       config,
       keys,
-      passwords: new PasswordHasher(config.security.passwordHashCost),
+      passwords: new PasswordHasher(config.security.passwordHashCost, config.security.passwordHashConcurrency),
       messenger: options.messenger ?? undeliveredMessenger(logger),
       logger,
     });
