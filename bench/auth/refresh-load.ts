@@ -4,7 +4,7 @@
  * next request, so every request carries a fresh, valid token.
  */
 import autocannon from "autocannon";
-import type { LoadResult } from "../catalog/load.js";
+import { type LoadResult, loadResultOf } from "../catalog/load.js";
 
 export interface RefreshLoad extends LoadResult {
   /** Responses without a new refresh token (a broken chain is then repeated, so this must stay 0). */
@@ -45,13 +45,5 @@ export async function warmRefresh(url: string, chains: string[], connections: nu
 export async function loadRefresh(url: string, chains: string[], connections: number, seconds: number): Promise<RefreshLoad> {
   const hooks = chainedRequests(chains);
   const result = await autocannon({ url, connections, duration: seconds, setupClient: hooks.setupClient });
-  return {
-    requestsPerSecond: result.requests.average,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    requests: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    broken: hooks.broken(),
-  };
+  return { ...loadResultOf(result), broken: hooks.broken() };
 }

@@ -16,6 +16,7 @@
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LoadResult } from "../catalog/load.js";
+import { positiveNumber } from "../common/env.js";
 import { MemorySampler, residentMemoryMb, type Server } from "../common/processes.js";
 import { printTable, printTargets, writeJson } from "../common/report.js";
 import { measureRawRefresh } from "./raw-pg.js";
@@ -29,11 +30,7 @@ const RESULTS = join(ROOT, "bench/results/auth.json");
 const TARGETS = { refreshRatio: 0.6, healthP99Ms: 10 };
 
 function settings(env: NodeJS.ProcessEnv) {
-  const number = (name: string, fallback: number) => {
-    const value = Number(env[name] ?? fallback);
-    if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
-    return value;
-  };
+  const number = (name: string, fallback: number) => positiveNumber(env, name, fallback);
   return {
     durationSeconds: number("BENCH_DURATION", 10),
     connections: Math.round(number("BENCH_CONNECTIONS", 32)),

@@ -26,7 +26,11 @@ export async function warmRoute(url: string, paths: string[], options: LoadOptio
 }
 
 export async function loadRoute(url: string, paths: string[], options: LoadOptions & { seconds: number }): Promise<LoadResult> {
-  const result = await autocannon({ url, connections: options.connections, duration: options.seconds, requests: cycle(paths) });
+  return loadResultOf(await autocannon({ url, connections: options.connections, duration: options.seconds, requests: cycle(paths) }));
+}
+
+/** The figures every bench reports from one autocannon run. */
+export function loadResultOf(result: autocannon.Result): LoadResult {
   return {
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,

@@ -1,6 +1,6 @@
 /** GraphQL POST load with autocannon: a warm-up, then the measured run; bodies rotate per request. */
 import autocannon from "autocannon";
-import type { LoadResult } from "../catalog/load.js";
+import { type LoadResult, loadResultOf } from "../catalog/load.js";
 
 export interface GraphqlTarget {
   url: string;
@@ -30,12 +30,5 @@ export async function warmGraphql(target: GraphqlTarget, connections: number): P
 
 export async function loadGraphql(target: GraphqlTarget, connections: number, seconds: number): Promise<LoadResult> {
   const result = await autocannon({ ...options(target, connections), duration: seconds });
-  return {
-    requestsPerSecond: result.requests.average,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    requests: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-  };
+  return { ...loadResultOf(result), errors: result.errors + result.timeouts };
 }

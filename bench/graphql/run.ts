@@ -15,6 +15,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LoadResult } from "../catalog/load.js";
+import { positiveNumber } from "../common/env.js";
 import { MemorySampler, residentMemoryMb } from "../common/processes.js";
 import { startCpuMeter } from "./cpu.js";
 import { ensureDataset } from "./dataset.js";
@@ -32,11 +33,7 @@ const DATA = join(ROOT, "bench/.data");
 const RESULTS = join(ROOT, "bench/results/graphql.json");
 
 function settings(env: NodeJS.ProcessEnv) {
-  const number = (name: string, fallback: number) => {
-    const value = Number(env[name] ?? fallback);
-    if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
-    return value;
-  };
+  const number = (name: string, fallback: number) => positiveNumber(env, name, fallback);
   return {
     durationSeconds: number("BENCH_DURATION", 10),
     connections: Math.round(number("BENCH_CONNECTIONS", 32)),

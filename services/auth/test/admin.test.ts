@@ -6,7 +6,7 @@ import { sql } from "@platform/core";
 import type { GoTrueAdminApi } from "@supabase/auth-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseGoDuration } from "../src/domain/go-duration.js";
-import { adminApi, adminRequest, adminToken } from "./support/admin.js";
+import { adminApi, adminRequest, adminToken, createConfirmedUser } from "./support/admin.js";
 import {
   backends,
   email,
@@ -57,12 +57,7 @@ describe.each(backends)("the admin API on %s", (backend) => {
     await database?.dispose();
   });
 
-  async function confirmedUser(password = "secret-1") {
-    const address = email("admin");
-    const { data, error } = await admin.createUser({ email: address, password, email_confirm: true });
-    if (error || !data.user) throw error ?? new Error("no user");
-    return { user: data.user, address, password };
-  }
+  const confirmedUser = (password?: string) => createConfirmedUser(admin, "admin", password);
 
   it("creates a user with metadata, role and a confirmed email; the user signs in", async () => {
     const address = email("created");

@@ -7,7 +7,7 @@ import { sql } from "@platform/core";
 import type { GoTrueAdminApi } from "@supabase/auth-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compileGlob, isRedirectUrlValid } from "../src/domain/redirects.js";
-import { adminApi, adminRequest, adminToken } from "./support/admin.js";
+import { adminApi, adminRequest, adminToken, createConfirmedUser } from "./support/admin.js";
 import {
   backends,
   email,
@@ -72,12 +72,7 @@ describe.each(backends)("links and /verify on %s", (backend) => {
     await database?.dispose();
   });
 
-  async function confirmedUser(password = "secret-1") {
-    const address = email("link");
-    const { data, error } = await admin.createUser({ email: address, password, email_confirm: true });
-    if (error || !data.user) throw error ?? new Error("no user");
-    return { user: data.user, address, password };
-  }
+  const confirmedUser = (password?: string) => createConfirmedUser(admin, "link", password);
 
   /** The action link, pointed at the test server instead of API_EXTERNAL_URL. */
   const local = (actionLink: string) => {

@@ -1,7 +1,7 @@
 /** Admin tokens and @supabase/auth-js admin clients for the admin and link suites. */
 import { GoTrueAdminApi } from "@supabase/auth-js";
 import { SignJWT } from "jose";
-import { JWT_SECRET, type TestServer } from "./server.js";
+import { email, JWT_SECRET, type TestServer } from "./server.js";
 
 /**
  * An HS256 token signed with JWT_SECRET, as the auth-js suites mint theirs: by default
@@ -21,4 +21,12 @@ export async function adminRequest(server: TestServer, path: string, init: Reque
   if (!headers.has("authorization")) headers.set("authorization", `Bearer ${token ?? (await adminToken())}`);
   headers.set("x-supabase-api-version", "2024-01-01");
   return server.request(path, { ...init, headers });
+}
+
+/** A user created through the admin API with a confirmed email, ready to sign in. */
+export async function createConfirmedUser(admin: GoTrueAdminApi, prefix: string, password = "secret-1") {
+  const address = email(prefix);
+  const { data, error } = await admin.createUser({ email: address, password, email_confirm: true });
+  if (error || !data.user) throw error ?? new Error("no user");
+  return { user: data.user, address, password };
 }
