@@ -1,7 +1,7 @@
 /** Queries on sessions and their authentication-method (amr) claims. */
 import { randomUUID } from "node:crypto";
-import { type Queryable, sql } from "@platform/core";
-import type { AmrClaimRow, SessionRow } from "./rows.js";
+import { type Queryable, type Sql, sql } from "@platform/core";
+import type { AmrClaimRow, IdentityRow, SessionRow } from "./rows.js";
 import type { AuthTables } from "./tables.js";
 
 export interface NewSession {
@@ -49,9 +49,37 @@ export async function recordAmrClaim(q: Queryable, t: AuthTables, sessionId: str
     ON CONFLICT (session_id, authentication_method) DO UPDATE SET updated_at = now()`);
 }
 
-export async function amrClaimsOf(q: Queryable, t: AuthTables, sessionId: string): Promise<AmrClaimRow[]> {
-  const { rows } = await q.query<AmrClaimRow>(sql`
-    SELECT authentication_method, floor(extract(epoch FROM updated_at))::int AS timestamp
-    FROM ${t.amrClaims} WHERE session_id = ${sessionId} ORDER BY updated_at DESC, authentication_method`);
-  return rows;
+/** What an access token and the session response need besides the user: amr claims and identities. */
+export interface SessionContext {
+  amr: AmrClaimRow[];
+  identities: IdentityRow[];
+}
+
+/**
+ * Select-list items `amr_claims` and `identity_rows` (JSON arrays) for the session `sessionId` of
+ * the user `userId`, so a statement can return them beside what it changes.
+ */
+export function sessionContextColumns(t: AuthTables, userId: Sql, sessionId: Sql): Sql {
+  return sql`
+    (SELECT coalesce(json_agg(json_build_object(
+        'authentication_method', claim.authentication_method,
+        'timestamp', floor(extract(epoch FROM claim.updated_at))::int
+      ) ORDER BY claim.updated_at DESC, claim.authentication_method), '[]'::json)
+      FROM ${t.amrClaims} claim WHERE claim.session_id = ${sessionId}) AS amr_claims,
+    (SELECT coalesce(json_agg(identity ORDER BY identity.created_at, identity.id), '[]'::json)
+      FROM ${t.identities} identity WHERE identity.user_id = ${userId}) AS identity_rows`;
+}
+
+export interface SessionContextColumns {
+  amr_claims: AmrClaimRow[];
+  identity_rows: IdentityRow[];
+}
+
+export const sessionContextOf = (row: SessionContextColumns): SessionContext => ({ amr: row.amr_claims, identities: row.identity_rows });
+
+export async function sessionContext(q: Queryable, t: AuthTables, userId: string, sessionId: string): Promise<SessionContext> {
+  const { rows } = await q.query<SessionContextColumns>(
+    sql`SELECT ${sessionContextColumns(t, sql`${userId}::uuid`, sql`${sessionId}::uuid`)}`,
+  );
+  return sessionContextOf(rows[0] as SessionContextColumns);
 }

@@ -1,10 +1,10 @@
 /** Audit log entries (auth.audit_log_entries), unless AUTH_AUDIT_LOG_DISABLE_POSTGRES is set. */
-import type { Queryable } from "@platform/core";
-import { insertAuditEntry } from "../db/audit-log.js";
+import type { Queryable, Sql } from "@platform/core";
+import { type AuditEntry, actorValues, auditInsert, insertAuditEntries } from "../db/audit-log.js";
 import type { UserRow } from "../db/rows.js";
 import type { AuthDeps, RequestMeta } from "./context.js";
 
-const LOG_TYPES: Record<string, string> = {
+const LOG_TYPES = {
   login: "account",
   logout: "account",
   user_signedup: "team",
@@ -18,24 +18,38 @@ const LOG_TYPES: Record<string, string> = {
   user_invited: "team",
   user_deleted: "team",
   user_recovery_requested: "user",
-};
+} as const;
+
+export type AuditAction = keyof typeof LOG_TYPES;
+
+export const auditEntry = (action: AuditAction, traits?: Record<string, unknown>): AuditEntry => ({
+  action,
+  logType: LOG_TYPES[action],
+  ...(traits ? { traits } : {}),
+});
+
+/**
+ * The statement writing `entries` for the actor rows `actor` (a FROM item named `actor` with id,
+ * email and phone), or null when the audit log is disabled.
+ */
+export function auditStatement(
+  deps: Pick<AuthDeps, "config" | "tables">,
+  meta: RequestMeta,
+  actor: Sql,
+  entries: readonly AuditEntry[],
+): Sql | null {
+  if (deps.config.auditLogDisabled) return null;
+  return auditInsert(deps.tables, actor, entries, meta.ip ?? "");
+}
 
 export async function audit(
   q: Queryable,
   deps: AuthDeps,
   meta: RequestMeta,
   user: Pick<UserRow, "id" | "email" | "phone">,
-  action: keyof typeof LOG_TYPES,
+  action: AuditAction,
   traits?: Record<string, unknown>,
 ): Promise<void> {
   if (deps.config.auditLogDisabled) return;
-  const payload = {
-    actor_id: user.id,
-    actor_username: user.email || user.phone || "",
-    actor_via_sso: false,
-    action,
-    log_type: LOG_TYPES[action],
-    ...(traits ? { traits } : {}),
-  };
-  await insertAuditEntry(q, deps.tables, payload, meta.ip ?? "");
+  await insertAuditEntries(q, deps.tables, actorValues(user), [auditEntry(action, traits)], meta.ip ?? "");
 }

@@ -4,10 +4,9 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Queryable } from "@platform/core";
-import { identitiesOfUser } from "../db/identities.js";
 import { insertRefreshToken } from "../db/refresh-tokens.js";
 import type { AmrClaimRow, UserRow } from "../db/rows.js";
-import { amrClaimsOf, insertSession, recordAmrClaim } from "../db/sessions.js";
+import { insertSession, recordAmrClaim, type SessionContext, sessionContext } from "../db/sessions.js";
 import { updateUser } from "../db/users.js";
 import { NOW } from "../db/values.js";
 import type { AuthDeps, RequestMeta } from "./context.js";
@@ -57,8 +56,8 @@ export async function accessToken(deps: AuthDeps, user: UserRow, sessionId: stri
 }
 
 /** The response for a session: a fresh access token next to the given refresh token. */
-export async function tokenResponse(q: Queryable, deps: AuthDeps, user: UserRow, sessionId: string, refreshToken: string) {
-  const [amr, identities] = await Promise.all([amrClaimsOf(q, deps.tables, sessionId), identitiesOfUser(q, deps.tables, user.id)]);
+export async function tokenResponse(deps: AuthDeps, user: UserRow, sessionId: string, context: SessionContext, refreshToken: string) {
+  const { amr, identities } = context;
   const { token, exp } = await accessToken(deps, user, sessionId, amr);
   const response: TokenResponse = {
     access_token: token,
@@ -80,5 +79,5 @@ export async function startSession(q: Queryable, deps: AuthDeps, meta: RequestMe
   await insertRefreshToken(q, t, { token: refreshToken, userId: user.id, sessionId, parent: null });
   await recordAmrClaim(q, t, sessionId, method);
   const signedIn = await updateUser(q, t, user.id, { last_sign_in_at: NOW });
-  return tokenResponse(q, deps, signedIn, sessionId, refreshToken);
+  return tokenResponse(deps, signedIn, sessionId, await sessionContext(q, t, user.id, sessionId), refreshToken);
 }
