@@ -8,7 +8,7 @@
 import { createPrivateKey, createPublicKey, createSecretKey, generateKeyPair, type KeyObject, randomUUID } from "node:crypto";
 import { promisify } from "node:util";
 import type { Database, Logger } from "@platform/core";
-import { type JWTPayload, errors as joseErrors, jwtVerify, type ProtectedHeaderParameters, SignJWT } from "jose";
+import { type JWTPayload, errors as joseErrors, jwtVerify, type ProtectedHeaderParameters } from "jose";
 import { publicJwkOf } from "../config/jwt-keys.js";
 import type { AuthConfig, ConfiguredKey, SigningAlgorithm } from "../config.js";
 import { lockKey } from "../db/migrations.js";
@@ -16,6 +16,7 @@ import type { SigningKeyRow } from "../db/rows.js";
 import { allSigningKeys, insertSigningKey, latestSigningKey, lockSigningKeys } from "../db/signing-keys.js";
 import type { AuthTables } from "../db/tables.js";
 import { errors } from "./errors.js";
+import { signCompact } from "./jws.js";
 
 const generate = promisify(generateKeyPair);
 
@@ -112,7 +113,7 @@ export class KeyRing {
 
   sign(claims: JWTPayload): Promise<string> {
     const header = { alg: this.signer.alg, typ: "JWT", ...(this.signer.kid ? { kid: this.signer.kid } : {}) };
-    return new SignJWT(claims).setProtectedHeader(header).sign(this.signer.key);
+    return signCompact(this.signer.alg, this.signer.key, header, claims);
   }
 
   /** The public keys, for /.well-known/jwks.json. HMAC keys are never listed. */
