@@ -10,6 +10,7 @@
  *   BENCH_CONNECTIONS  HTTP connections for the refresh load, raw pg workers, service pool (default 32)
  *   BENCH_SIGNINS      concurrent password sign-ins during the /health probe (default 50)
  *   BENCH_PG_URL       the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres)
+ *   BENCH_JWT_ALGORITHM the service's AUTH_JWT_ALGORITHM (default RS256, the service's default)
  *
  * Exit code 0 when every target passes, 1 otherwise.
  */
@@ -21,7 +22,7 @@ import { MemorySampler, residentMemoryMb, type Server } from "../common/processe
 import { printTable, printTargets, writeJson } from "../common/report.js";
 import { measureRawRefresh } from "./raw-pg.js";
 import { loadRefresh, type RefreshLoad, warmRefresh } from "./refresh-load.js";
-import { createDatabase, DATABASE, dropDatabase, inParallel, signIn, signUp, startAuthService } from "./service.js";
+import { createDatabase, DATABASE, dropDatabase, inParallel, jwtAlgorithm, signIn, signUp, startAuthService } from "./service.js";
 import { measureSignInHealth, type SignInLoad } from "./signin-health.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -36,6 +37,7 @@ function settings(env: NodeJS.ProcessEnv) {
     connections: Math.round(number("BENCH_CONNECTIONS", 32)),
     signIns: Math.round(number("BENCH_SIGNINS", 50)),
     serverUrl: env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
+    algorithm: jwtAlgorithm(env),
   };
 }
 
@@ -60,7 +62,7 @@ function loadRow(name: string, r: LoadResult | null, extra = "-"): string[] {
 }
 
 async function main(): Promise<number> {
-  const { durationSeconds, connections, signIns, serverUrl } = settings(process.env);
+  const { durationSeconds, connections, signIns, serverUrl, algorithm } = settings(process.env);
   const startedAt = new Date().toISOString();
   const errors: Record<string, string> = {};
   let service: Server | null = null;
@@ -80,7 +82,7 @@ async function main(): Promise<number> {
   const memory = { idleMb: null as number | null, maxMb: null as number | null };
   try {
     const users = Math.max(connections, signIns);
-    const running = await startAuthService(ROOT, url, connections);
+    const running = await startAuthService(ROOT, url, connections, algorithm);
     service = running;
     memory.idleMb = residentMemoryMb(running.pid);
     const t = performance.now();
@@ -90,7 +92,9 @@ async function main(): Promise<number> {
       `prepared: ${users} users signed up, ${connections} + ${connections} sessions (${((performance.now() - t) / 1000).toFixed(1)} s)`,
     );
 
-    console.log(`\nrefresh: ${connections} connections, ${durationSeconds} s, each connection on its own token chain`);
+    console.log(
+      `\nrefresh: ${connections} connections, ${durationSeconds} s, each connection on its own token chain, ${algorithm} access tokens`,
+    );
     refresh = await attempt("refresh", errors, async () => {
       const tokens = chains.map((s) => s.refreshToken);
       const warmBroken = await warmRefresh(running.url, tokens, connections);
@@ -116,9 +120,9 @@ async function main(): Promise<number> {
     await running.stop();
     service = null;
 
-    console.log(`\nraw pg: ${connections} workers, the refresh transaction's statements, ${durationSeconds} s`);
+    console.log(`\nraw pg: ${connections} workers, the service's refresh statement run directly, ${durationSeconds} s`);
     raw = await attempt("raw pg", errors, async () => {
-      const result = await measureRawRefresh(url, rawSessions, durationSeconds);
+      const result = await measureRawRefresh(url, rawSessions, durationSeconds, algorithm);
       console.log(`  raw pg: ${result.requestsPerSecond.toFixed(0)} tx/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`);
       return result;
     });
@@ -184,7 +188,7 @@ async function main(): Promise<number> {
 
   writeJson(RESULTS, {
     startedAt,
-    settings: { durationSeconds, connections, signIns, database: DATABASE, bcryptCost: 10 },
+    settings: { durationSeconds, connections, signIns, database: DATABASE, bcryptCost: 10, jwtAlgorithm: algorithm },
     refresh: { service: refresh, rawPg: raw, ratio },
     signIn: signInLoad,
     memory,

@@ -36,30 +36,46 @@ export async function dropDatabase(serverUrl: string): Promise<void> {
   await onServer(serverUrl, `DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
 }
 
-/** `node --import tsx services/auth/src/main.ts` from the repository root, bcrypt at its default cost. */
-export async function startAuthService(root: string, url: string, poolSize: number): Promise<Server> {
+const ALGORITHMS = ["RS256", "ES256", "EdDSA", "HS256"];
+
+/** BENCH_JWT_ALGORITHM: the signing algorithm of the service's generated key (default RS256, the service's own default). */
+export function jwtAlgorithm(env: NodeJS.ProcessEnv): string {
+  const value = env.BENCH_JWT_ALGORITHM?.trim() || "RS256";
+  if (!ALGORITHMS.includes(value)) throw new Error(`BENCH_JWT_ALGORITHM must be one of ${ALGORITHMS.join(", ")}`);
+  return value;
+}
+
+/** The service's settings in the bench: bcrypt at its default cost, a generated `algorithm` key, no /token limit. */
+export function serviceEnv(url: string, port: number, poolSize: number, algorithm: string): Record<string, string> {
+  return {
+    DATABASE_URL: url,
+    AUTH_DB_DRIVER: "postgres",
+    AUTH_DB_MAX_POOL_SIZE: String(poolSize),
+    AUTH_SITE_URL: "http://localhost:3000",
+    AUTH_API_EXTERNAL_URL: `http://127.0.0.1:${port}`,
+    AUTH_API_HOST: "127.0.0.1",
+    PORT: String(port),
+    AUTH_JWT_SECRET: "bench-jwt-secret-bench-jwt-secret-0123456789",
+    AUTH_JWT_ALGORITHM: algorithm,
+    AUTH_MAILER_AUTOCONFIRM: "true",
+    // No AUTH_RATE_LIMIT_HEADER (and no Pf-Forwarded-For): /token is not rate limited.
+    AUTH_RATE_LIMIT_HEADER: "",
+    AUTH_SECURITY_PF_FORWARDED_FOR_ENABLED: "false",
+    LOG_LEVEL: "warn",
+    NODE_ENV: "production",
+  };
+}
+
+/** `node --import tsx services/auth/src/main.ts` from the repository root, with {@link serviceEnv}. */
+export async function startAuthService(root: string, url: string, poolSize: number, algorithm: string): Promise<Server> {
   const port = await freePort();
   return startServer({
     name: "auth",
     command: process.execPath,
-    args: ["--import", "tsx", "services/auth/src/main.ts"],
+    // BENCH_NODE_ARGS: extra node flags for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+    args: [...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []), "--import", "tsx", "services/auth/src/main.ts"],
     cwd: root,
-    env: {
-      DATABASE_URL: url,
-      AUTH_DB_DRIVER: "postgres",
-      AUTH_DB_MAX_POOL_SIZE: String(poolSize),
-      AUTH_SITE_URL: "http://localhost:3000",
-      AUTH_API_EXTERNAL_URL: `http://127.0.0.1:${port}`,
-      AUTH_API_HOST: "127.0.0.1",
-      PORT: String(port),
-      AUTH_JWT_SECRET: "bench-jwt-secret-bench-jwt-secret-0123456789",
-      AUTH_MAILER_AUTOCONFIRM: "true",
-      // No AUTH_RATE_LIMIT_HEADER (and no Pf-Forwarded-For): /token is not rate limited.
-      AUTH_RATE_LIMIT_HEADER: "",
-      AUTH_SECURITY_PF_FORWARDED_FOR_ENABLED: "false",
-      LOG_LEVEL: "warn",
-      NODE_ENV: "production",
-    },
+    env: serviceEnv(url, port, poolSize, algorithm),
     port,
     ready: async (base) => (await fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) })).status === 200,
   });
