@@ -79,8 +79,15 @@ describe.each(backends)("the current user on %s", (backend) => {
     expect(weak.error?.code).toBe("weak_password");
   });
 
-  it("requires a reauthentication nonce for a password change when configured", async () => {
-    const { client, address } = await signedIn(strict);
+  it("requires a reauthentication nonce for a password change when configured and the session is over 24 hours old", async () => {
+    const fresh = await signedIn(strict);
+    // A session begun within 24 hours changes the password without a nonce, as GoTrue allows.
+    expect((await fresh.client.updateUser({ password: "new-secret-2" })).error).toBeNull();
+
+    const { client, session, address } = await signedIn(strict);
+    await strict.db.query(
+      sql`UPDATE ${strict.table("sessions")} SET created_at = now() - interval '25 hours' WHERE user_id = ${session.user.id}`,
+    );
     const missing = await client.updateUser({ password: "new-secret-2" });
     expect({ code: missing.error?.code, status: missing.error?.status, message: missing.error?.message }).toEqual({
       code: "reauthentication_needed",

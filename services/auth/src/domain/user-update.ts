@@ -17,6 +17,7 @@ import { errors } from "./errors.js";
 import { normalizeEmail, normalizePhone } from "./identifiers.js";
 import { checkNewPassword } from "./passwords.js";
 import { consumeNonce } from "./reauthentication.js";
+import { millis } from "./time.js";
 import { type UserJson, userJson } from "./user-json.js";
 
 export interface UserUpdateInput {
@@ -47,12 +48,24 @@ function usedRecovery(claims: Authenticated["claims"]): boolean {
   return Array.isArray(claims.amr) && claims.amr.some((entry) => RECOVERY_METHODS.includes((entry as { method?: unknown })?.method));
 }
 
+/** How recent a sign-in must be for a password change without a nonce (GoTrue's rule). */
+const RECENT_SIGN_IN_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * With SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION, a password change needs a nonce when the
+ * token has no session or its session began more than 24 hours ago.
+ */
+function needsNonce(deps: AuthDeps, auth: Authenticated): boolean {
+  if (!deps.config.security.updatePasswordRequireReauthentication) return false;
+  return !auth.session || Date.now() > millis(auth.session.created_at) + RECENT_SIGN_IN_MS;
+}
+
 /** Checks a password change before anything is written; returns the new hash. */
 async function preparePassword(deps: AuthDeps, auth: Authenticated, input: UserUpdateInput, password: string): Promise<string> {
   const { user } = auth;
   const { security } = deps.config;
   checkNewPassword(password, { minLength: security.passwordMinLength, requiredCharacters: security.passwordRequiredCharacters });
-  if (security.updatePasswordRequireReauthentication && !input.nonce) throw errors.reauthenticationNeeded();
+  if (needsNonce(deps, auth) && !input.nonce) throw errors.reauthenticationNeeded();
   if (user.encrypted_password) {
     if (security.updatePasswordRequireCurrentPassword && !usedRecovery(auth.claims)) {
       if (!input.currentPassword) throw errors.currentPasswordRequired();
@@ -72,7 +85,7 @@ async function savePassword(
   hash: string,
   nonce?: string,
 ) {
-  if (deps.config.security.updatePasswordRequireReauthentication) await consumeNonce(q, deps, user, nonce ?? "");
+  if (needsNonce(deps, auth)) await consumeNonce(q, deps, user, nonce ?? "");
   const updated = await updateUser(q, deps.tables, user.id, {
     encrypted_password: hash,
     reauthentication_token: "",
