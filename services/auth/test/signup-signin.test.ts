@@ -129,6 +129,36 @@ describe.each(backends)("sign-up and sign-in on %s", (backend) => {
     }
   });
 
+  it("spends the same bcrypt work on an unknown user as on a wrong password", async () => {
+    // At cost 10 one comparison takes tens of milliseconds, far above the rest of the request.
+    const costly = await startTestServer(database.db, { AUTH_DB_NAMESPACE: "costly", AUTH_PASSWORD_HASH_COST: "10" });
+    try {
+      const address = email();
+      expect((await costly.client().signUp({ email: address, password: "secret-1" })).error).toBeNull();
+      const timed = async (credentials: { email: string; password: string }) => {
+        const started = performance.now();
+        const { error } = await costly.client().signInWithPassword(credentials);
+        expect(error?.code).toBe("invalid_credentials");
+        return performance.now() - started;
+      };
+      const wrong: number[] = [];
+      const unknown: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        wrong.push(await timed({ email: address, password: "wrong-password" }));
+        unknown.push(await timed({ email: email("nobody"), password: "wrong-password" }));
+      }
+      const median = (values: number[]) => [...values].sort((a, b) => a - b)[2] as number;
+      const right = performance.now();
+      expect((await costly.client().signInWithPassword({ email: address, password: "secret-1" })).error).toBeNull();
+      const oneComparison = performance.now() - right;
+      expect(median(unknown)).toBeGreaterThan(median(wrong) * 0.5);
+      expect(median(unknown)).toBeLessThan(median(wrong) * 2);
+      expect(median(unknown)).toBeGreaterThan(oneComparison * 0.5);
+    } finally {
+      await costly.close();
+    }
+  });
+
   it("refuses a duplicate sign-up with autoconfirm (user_already_exists, 422 for email, 400 for phone)", async () => {
     const address = email();
     await auto.client().signUp({ email: address, password: "secret-1" });
