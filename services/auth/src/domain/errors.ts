@@ -39,6 +39,8 @@ export const errors = {
   emailExists: () => make(422, "email_exists", "A user with this email address has already been registered"),
   phoneExists: () => make(422, "phone_exists", "A user with this phone number has already been registered"),
   weakPassword: (message: string, reasons: string[]) => make(422, "weak_password", message, { weakPassword: { reasons } }),
+  /** A value its column cannot hold (GoTrue's varchar(255) columns would fail with a database error). */
+  tooLong: (what: string, max: number) => make(400, "validation_failed", `${what} cannot be longer than ${max} characters`),
   passwordTooLong: (max: number) => make(400, "validation_failed", `Password cannot be longer than ${max} characters`),
 
   invalidCredentials: () => make(400, "invalid_credentials", INVALID_LOGIN),

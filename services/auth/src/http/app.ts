@@ -53,6 +53,13 @@ export function buildHttpApp(service: AuthService, options: HttpOptions): Fastif
     if (reply.statusCode >= 500 && !reply.hasHeader("x-sb-error-code")) reply.header("x-sb-error-code", "unexpected_failure");
     return payload;
   });
+  // PostgreSQL text cannot hold NUL; bodies are checked as they are parsed (body.ts), queries here.
+  app.addHook("preValidation", async (request) => {
+    const values = Object.values((request.query ?? {}) as Record<string, unknown>).flat();
+    if (values.some((value) => typeof value === "string" && value.includes("\0"))) {
+      throw errors.validation("Query parameters may not contain NUL (\\u0000) characters");
+    }
+  });
   registerRoutes(app, service, options.tokenLimiter);
   registerAdminRoutes(app, service);
   registerVerifyRoutes(app, service);

@@ -6,8 +6,20 @@ import type { FastifyInstance } from "fastify";
 import { errors } from "../domain/errors.js";
 import { MAX_BODY_BYTES } from "./errors.js";
 
-// A `__proto__` key would reach an object's prototype when a body is merged into stored metadata.
-const dropPrototypeKeys = (key: string, value: unknown) => (key === "__proto__" ? undefined : value);
+class NulCharacter extends Error {
+  constructor() {
+    super("strings may not contain NUL (\\u0000) characters");
+  }
+}
+
+/**
+ * Drops `__proto__` keys (one would reach an object's prototype when a body is merged into stored
+ * metadata) and refuses NUL characters, which PostgreSQL text and jsonb cannot hold.
+ */
+function reviver(key: string, value: unknown): unknown {
+  if (key.includes("\0") || (typeof value === "string" && value.includes("\0"))) throw new NulCharacter();
+  return key === "__proto__" ? undefined : value;
+}
 
 export function registerJsonBodies(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
@@ -15,7 +27,7 @@ export function registerJsonBodies(app: FastifyInstance): void {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") return done(null, {});
     try {
-      done(null, JSON.parse(text, dropPrototypeKeys));
+      done(null, JSON.parse(text, reviver));
     } catch (error) {
       done(errors.badJson((error as Error).message), undefined);
     }

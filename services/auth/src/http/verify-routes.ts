@@ -11,6 +11,20 @@ type Body = Record<string, unknown>;
 
 const str = (value: unknown): string | undefined => field(value as string | null | undefined);
 
+/**
+ * A redirect target as a header value: characters a header cannot carry (controls, anything
+ * beyond ASCII) percent-encoded as UTF-8, everything else exactly as the client wrote it.
+ */
+export function headerSafe(url: string): string {
+  return url.replace(/[^\x21-\x7e]/gu, (char) => {
+    try {
+      return encodeURIComponent(char);
+    } catch {
+      return "%EF%BF%BD"; // a lone surrogate: U+FFFD, as a UTF-8 encoder would write it
+    }
+  });
+}
+
 export function registerVerifyRoutes(app: FastifyInstance, service: AuthService): void {
   const deps = service.deps;
   const meta = (request: FastifyRequest) => requestMeta(request, service.config);
@@ -41,6 +55,6 @@ export function registerVerifyRoutes(app: FastifyInstance, service: AuthService)
       { type: query.get("type") ?? undefined, token: query.get("token") ?? undefined },
       redirectTo,
     );
-    return reply.code(303).header("location", location).send();
+    return reply.code(303).header("location", headerSafe(location)).send();
   });
 }
