@@ -122,8 +122,12 @@ function readObservability(env: Env) {
     prometheusHost: string("OTEL_EXPORTER_PROMETHEUS_HOST", "0.0.0.0"),
     prometheusPort: integer("OTEL_EXPORTER_PROMETHEUS_PORT", 9100, { min: 0, max: 65535 }),
     resourceAttributes: custom("OTEL_RESOURCE_ATTRIBUTES", parseAttributes),
-    otlpProtocol: oneOf("OTEL_EXPORTER_OTLP_PROTOCOL", ["http/protobuf", "http/json", "grpc"], "http/protobuf"),
-    otlpEndpoint: string("OTEL_EXPORTER_OTLP_ENDPOINT"),
+    // OTLP over gRPC is not offered: the HTTP transports reach every collector.
+    otlpProtocol: oneOf("OTEL_EXPORTER_OTLP_PROTOCOL", ["http/protobuf", "http/json"], "http/protobuf"),
+    otlpEndpoint: custom("OTEL_EXPORTER_OTLP_ENDPOINT", (raw) => (raw === undefined ? "http://localhost:4318" : requiredUrl(raw))),
+    /** How often metrics are pushed over OTLP, and how long spans are batched (the OTel SDK's names). */
+    metricExportIntervalMs: integer("OTEL_METRIC_EXPORT_INTERVAL", 60_000, { min: 1 }),
+    spanExportDelayMs: integer("OTEL_BSP_SCHEDULE_DELAY", 5_000, { min: 0 }),
     serviceName: string("OTEL_SERVICE_NAME", "gotrue"),
     // DEBUG is also the `debug` package's namespace list, so anything but a true value means off.
     debug: custom("DEBUG", (raw) => raw === "true" || raw === "1"),

@@ -1,11 +1,12 @@
 /** Starts the auth service from its configuration; used by main.ts and by the all-services start script. */
-import { type Database, type Logger, openDatabase } from "@platform/core";
+import { type Database, type Logger, openDatabase, startTelemetry, type Telemetry, type TelemetrySettings } from "@platform/core";
 import type { FastifyInstance } from "fastify";
 import { Redis } from "ioredis";
 import type { AuthConfig } from "./config.js";
 import { runMigrations } from "./db/migrations.js";
 import type { Messenger } from "./domain/messenger.js";
 import { AuthService } from "./domain/service.js";
+import { VERSION } from "./domain/settings.js";
 import { buildHttpApp } from "./http/app.js";
 import { createLimiter } from "./http/rate-limit.js";
 
@@ -20,6 +21,7 @@ export interface AuthInstance {
   app: FastifyInstance;
   service: AuthService;
   db: Database;
+  telemetry: Telemetry;
   close(): Promise<void>;
 }
 
@@ -42,9 +44,26 @@ function warnAboutInactiveSettings(config: AuthConfig, logger: Logger): void {
     if (provider.enabled) inactive.push(`EXTERNAL_${name.toUpperCase()}_ENABLED`);
   if (config.smtp.host) inactive.push("SMTP_HOST");
   if (config.sms.provider) inactive.push("SMS_PROVIDER");
-  if (config.telemetry.tracingEnabled) inactive.push("TRACING_ENABLED");
-  if (config.telemetry.metricsEnabled) inactive.push("METRICS_ENABLED");
   if (inactive.length > 0) logger.warn({ settings: inactive }, "these settings are validated but not acted on yet");
+}
+
+/** The spec's observability settings; resource attribute `auth.version` carries the build version. */
+export function telemetrySettings(config: AuthConfig): TelemetrySettings {
+  const t = config.telemetry;
+  return {
+    serviceName: t.serviceName,
+    serviceVersion: VERSION,
+    resourceAttributes: { "auth.version": VERSION, ...t.resourceAttributes },
+    tracing: { enabled: t.tracingEnabled, exportDelayMs: t.spanExportDelayMs },
+    metrics: {
+      enabled: t.metricsEnabled,
+      exporter: t.metricsExporter,
+      prometheus: { host: t.prometheusHost, port: t.prometheusPort },
+      exportIntervalMs: t.metricExportIntervalMs,
+    },
+    otlp: { protocol: t.otlpProtocol, endpoint: t.otlpEndpoint },
+    debug: t.debug,
+  };
 }
 
 /** Waits up to `ms` for the Redis connection; false when it is not ready by then. */
@@ -63,10 +82,19 @@ export async function createAuth(config: AuthConfig, logger: Logger, options: Au
   const ownsDb = options.db === undefined;
   const db = options.db ?? (await openAuthDatabase(config.database, logger));
   let redis: Redis | undefined;
+  let telemetry: Telemetry | undefined;
   try {
     const applied = await runMigrations(db, config.database.namespace);
     if (applied.length > 0) logger.info({ applied }, "auth migrations applied");
-    const service = await AuthService.create({ db, config, logger, ...(options.messenger ? { messenger: options.messenger } : {}) });
+    telemetry = await startTelemetry(telemetrySettings(config), logger);
+    if (telemetry.metricsUrl) logger.info({ url: telemetry.metricsUrl }, "serving Prometheus metrics");
+    const service = await AuthService.create({
+      db,
+      config,
+      logger,
+      meter: telemetry.meter,
+      ...(options.messenger ? { messenger: options.messenger } : {}),
+    });
     if (config.rateLimit.redisUrl) {
       redis = new Redis(config.rateLimit.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
       redis.on("error", (error: Error) => logger.warn({ err: error.message }, "redis unavailable: rate limits use this instance's memory"));
@@ -74,20 +102,24 @@ export async function createAuth(config: AuthConfig, logger: Logger, options: Au
     }
     const prefix = config.database.namespace ? `auth:${config.database.namespace}` : "auth";
     const tokenLimiter = createLimiter({ points: config.rateLimit.tokenRefresh, keyPrefix: `${prefix}:token`, redis });
-    const app = buildHttpApp(service, { logger, tokenLimiter, requestIdHeader: config.api.requestIdHeader });
+    const app = buildHttpApp(service, { logger, tokenLimiter, requestIdHeader: config.api.requestIdHeader, telemetry });
     warnAboutInactiveSettings(config, logger);
+    const started = telemetry;
     return {
       app,
       service,
       db,
+      telemetry: started,
       async close() {
         await app.close();
         redis?.disconnect();
+        await started.shutdown();
         if (ownsDb) await db.close();
       },
     };
   } catch (error) {
     redis?.disconnect();
+    await telemetry?.shutdown();
     if (ownsDb) await db.close();
     throw error;
   }

@@ -99,6 +99,8 @@ describe("auth configuration", () => {
       AUTH_SMTP_ADMIN_EMAIL: "not-an-email",
       AUTH_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: "ten",
       AUTH_JWT_KEYS: "[{}]",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+      OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318",
     });
     expect(found).toEqual(
       expect.arrayContaining([
@@ -117,9 +119,11 @@ describe("auth configuration", () => {
         'AUTH_SMTP_ADMIN_EMAIL: must be an email address, got "not-an-email"',
         'AUTH_SMS_PROVIDER: must be one of twilio, twilio_verify, messagebird, textlocal, vonage, got "carrier-pigeon"',
         "AUTH_SECURITY_CAPTCHA_SECRET is required when AUTH_SECURITY_CAPTCHA_ENABLED is true",
+        'OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json, got "grpc"',
       ]),
     );
-    expect(found).toHaveLength(15);
+    expect(found.some((problem) => problem.startsWith("OTEL_EXPORTER_OTLP_ENDPOINT"))).toBe(true);
+    expect(found).toHaveLength(17);
   });
 
   it("validates provider, SMS and JWT key settings it does not act on yet", () => {

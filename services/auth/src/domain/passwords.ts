@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { hash, verify } from "@node-rs/bcrypt";
+import { type Counter, createNoopMeter, type Meter } from "@opentelemetry/api";
 import { errors } from "./errors.js";
 import { verifyStoredHash } from "./password-hashes.js";
 
@@ -67,32 +68,58 @@ export class Slots {
   }
 }
 
+/** GoTrue's counters of hashing work, so dashboards built on them keep working. */
+function hashingCounters(meter: Meter) {
+  const counter = (name: string, description: string) => meter.createCounter(name, { description });
+  return {
+    hashSubmitted: counter("gotrue_generate_from_password_submitted", "Password hashes requested"),
+    hashCompleted: counter("gotrue_generate_from_password_completed", "Password hashes computed"),
+    compareSubmitted: counter("gotrue_compare_hash_and_password_submitted", "Password comparisons requested"),
+    compareCompleted: counter("gotrue_compare_hash_and_password_completed", "Password comparisons computed"),
+  };
+}
+
+/** Counts a job as submitted now and as completed when it settles. */
+async function counted<T>(submitted: Counter, completed: Counter, job: () => Promise<T>): Promise<T> {
+  submitted.add(1);
+  try {
+    return await job();
+  } finally {
+    completed.add(1);
+  }
+}
+
 export class PasswordHasher {
   private readonly dummy: Promise<string>;
   private readonly slots: Slots;
+  private readonly counters: ReturnType<typeof hashingCounters>;
 
   constructor(
     private readonly cost: number,
     /** Hashing jobs at once (PASSWORD_HASH_CONCURRENCY). */
     concurrency: number,
+    meter: Meter = createNoopMeter(),
   ) {
     this.slots = new Slots(concurrency);
+    this.counters = hashingCounters(meter);
     this.dummy = hash(randomBytes(24).toString("base64"), { cost });
     // A rejected dummy would surface on first use; keep it from being an unhandled rejection meanwhile.
     this.dummy.catch(() => {});
   }
 
   hash(password: string): Promise<string> {
-    return this.slots.run(() => hash(password, { cost: this.cost }));
+    const { hashSubmitted, hashCompleted } = this.counters;
+    return counted(hashSubmitted, hashCompleted, () => this.slots.run(() => hash(password, { cost: this.cost })));
   }
 
   /** Compares against the stored hash, or against the dummy hash when there is none. */
   async verify(password: string, stored: string | null | undefined): Promise<boolean> {
+    const { compareSubmitted, compareCompleted } = this.counters;
     if (!stored) {
       const dummy = await this.dummy;
-      await this.slots.run(() => verify(password, dummy));
+      await counted(compareSubmitted, compareCompleted, () => this.slots.run(() => verify(password, dummy)));
       return false;
     }
-    return this.slots.run(() => verifyStoredHash(password, stored));
+    return counted(compareSubmitted, compareCompleted, () => this.slots.run(() => verifyStoredHash(password, stored)));
   }
 }

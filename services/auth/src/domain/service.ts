@@ -2,6 +2,8 @@
  * The auth domain as one object: what the HTTP layer (and later the admin endpoints) call.
  * Each operation takes the request facts (RequestMeta) and already-parsed input.
  */
+
+import type { Meter } from "@opentelemetry/api";
 import type { Database, Logger } from "@platform/core";
 import type { AuthConfig } from "../config.js";
 import { identitiesOfUser } from "../db/identities.js";
@@ -27,6 +29,8 @@ export interface AuthServiceOptions {
   db: Database;
   config: AuthConfig;
   logger: Logger;
+  /** Where the password-hashing counters go (a no-op meter by default). */
+  meter?: Meter | undefined;
   /** Where one-time codes go; by default they are logged as undelivered. */
   messenger?: Messenger;
 }
@@ -43,7 +47,7 @@ export class AuthService {
       tables,
       config,
       keys,
-      passwords: new PasswordHasher(config.security.passwordHashCost, config.security.passwordHashConcurrency),
+      passwords: new PasswordHasher(config.security.passwordHashCost, config.security.passwordHashConcurrency, options.meter),
       messenger: options.messenger ?? undeliveredMessenger(logger),
       logger,
     });

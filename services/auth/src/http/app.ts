@@ -2,7 +2,7 @@
  * The auth service's Fastify app: GoTrue's error shapes (switched by X-Supabase-Api-Version,
  * which is echoed back), JSON bodies whatever the content type, CORS, and the routes.
  */
-import { createHttpApp, type Logger } from "@platform/core";
+import { createHttpApp, instrumentHttp, type Logger, type Telemetry } from "@platform/core";
 import type { FastifyInstance } from "fastify";
 import { errors } from "../domain/errors.js";
 import type { AuthService } from "../domain/service.js";
@@ -19,6 +19,8 @@ export interface HttpOptions {
   tokenLimiter: Limiter;
   /** Incoming header whose (sane) value becomes the request id; x-request-id when unset. */
   requestIdHeader?: string | undefined;
+  /** Traces and metrics of every request (a no-op unless TRACING_ENABLED or METRICS_ENABLED). */
+  telemetry?: Telemetry | undefined;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -41,6 +43,7 @@ export function buildHttpApp(service: AuthService, options: HttpOptions): Fastif
       },
     },
   });
+  if (options.telemetry) instrumentHttp(app, options.telemetry);
   registerJsonBodies(app);
   registerCors(app);
   app.addHook("onRequest", async (request, reply) => {
