@@ -1,8 +1,10 @@
 /**
- * A database of its own for one test file: in-memory PGlite, or a fresh database on the
+ * Test support. A database of its own for one test file: in-memory PGlite, or a fresh database on the
  * PostgreSQL server at `serverUrl` (what TEST_DATABASE_URL names in CI), dropped on dispose.
  */
 import { randomBytes } from "node:crypto";
+import { createServer as createHttpServer } from "node:http";
+import { createServer as createNetServer } from "node:net";
 import { type Database, openDatabase } from "./db/index.js";
 import { ident, sql } from "./sql.js";
 
@@ -36,5 +38,53 @@ export async function openScratchDatabase(serverUrl: string | undefined, prefix 
       await db.close();
       await onServer(serverUrl, (admin) => admin.query(sql`DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`));
     },
+  };
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (for servers that need a port up front). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+export interface ReceivedRequest {
+  path: string;
+  contentType: string;
+  body: Buffer;
+}
+
+export interface HttpSink {
+  url: string;
+  received: ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+/**
+ * A real HTTP server on 127.0.0.1 that answers every request `200 {}` and keeps what it was sent:
+ * a stand-in for a third-party receiver (an OTLP collector, a webhook) in tests.
+ */
+export async function startHttpSink(): Promise<HttpSink> {
+  const received: ReceivedRequest[] = [];
+  const server = createHttpServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      received.push({ path: request.url ?? "", contentType: request.headers["content-type"] ?? "", body: Buffer.concat(chunks) });
+      response.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -2,7 +2,7 @@
  * Telemetry against real receivers: Prometheus scrapes the exporter's own server, and OTLP/HTTP
  * (JSON and protobuf) goes to an HTTP server in this process standing in for a collector.
  */
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
@@ -11,6 +11,7 @@ import { AppError } from "../src/errors.js";
 import { createHttpApp } from "../src/http.js";
 import { instrumentHttp, routeTemplate } from "../src/http-telemetry.js";
 import { type OtlpProtocol, startTelemetry, type Telemetry, type TelemetrySettings } from "../src/telemetry.js";
+import { freePort, startHttpSink } from "../src/testing.js";
 
 const logger = pino({ level: "silent" });
 
@@ -25,30 +26,6 @@ function settings(overrides: Partial<TelemetrySettings> = {}): TelemetrySettings
     debug: false,
     ...overrides,
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** A stand-in collector: records each request's path, content type and body. */
-async function collector() {
-  const received: Array<{ path: string; type: string; body: Buffer }> = [];
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      received.push({ path: request.url ?? "", type: request.headers["content-type"] ?? "", body: Buffer.concat(chunks) });
-      response.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, received, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
 function appWith(telemetry: Telemetry): FastifyInstance {
@@ -123,7 +100,7 @@ describe("telemetry", () => {
   it.each(["http/json", "http/protobuf"] as OtlpProtocol[])(
     "exports a server span per request over OTLP %s, child of the caller's traceparent",
     async (protocol) => {
-      const sink = await collector();
+      const sink = await startHttpSink();
       cleanups.push(sink.close);
       const telemetry = await startTelemetry(
         settings({ tracing: { enabled: true, exportDelayMs: 50 }, otlp: { protocol, endpoint: `${sink.url}/` } }),
@@ -137,7 +114,7 @@ describe("telemetry", () => {
       await telemetry.shutdown();
       const traces = sink.received.filter((r) => r.path === "/v1/traces");
       expect(traces.length).toBeGreaterThan(0);
-      expect(traces[0]?.type).toBe(protocol === "http/json" ? "application/json" : "application/x-protobuf");
+      expect(traces[0]?.contentType).toBe(protocol === "http/json" ? "application/json" : "application/x-protobuf");
       if (protocol === "http/protobuf") {
         const raw = Buffer.concat(traces.map((t) => t.body)).toString("latin1");
         expect(raw).toContain("GET /items/{item_id}");
@@ -186,7 +163,7 @@ describe("telemetry", () => {
   });
 
   it("pushes metrics over OTLP when the exporter is opentelemetry", async () => {
-    const sink = await collector();
+    const sink = await startHttpSink();
     cleanups.push(sink.close);
     const telemetry = await startTelemetry(
       settings({

@@ -3,37 +3,10 @@
  * TRACING_ENABLED exporting every request as a span with the parametrised route and its
  * parameters (`http.route`, `http.route.params.<key>`) to an OTLP/HTTP collector in this process.
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { freePort, startHttpSink } from "@platform/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, createConfirmedUser } from "./support/admin.js";
 import { backends, email, openTestDatabase, startTestServer, type TestDatabase } from "./support/server.js";
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** A stand-in OTLP/HTTP collector that keeps the JSON it is sent. */
-async function collector() {
-  const bodies: Array<{ path: string; json: unknown }> = [];
-  const server = createServer((request, response) => {
-    let text = "";
-    request.on("data", (chunk) => {
-      text += chunk;
-    });
-    request.on("end", () => {
-      bodies.push({ path: request.url ?? "", json: JSON.parse(text) });
-      response.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, bodies, close: () => new Promise((resolve) => server.close(resolve)) };
-}
 
 type Attribute = { key: string; value: { stringValue?: string; intValue?: string | number } };
 type Span = { name: string; attributes: Attribute[] };
@@ -75,7 +48,7 @@ describe.each(backends)("telemetry on %s", (backend) => {
   });
 
   it("exports a span per request with the parametrised route and its parameters", async () => {
-    const sink = await collector();
+    const sink = await startHttpSink();
     const server = await startTestServer(database.db, {
       AUTH_DB_NAMESPACE: "traced",
       AUTH_TRACING_ENABLED: "true",
@@ -92,20 +65,19 @@ describe.each(backends)("telemetry on %s", (backend) => {
       await server.close();
       await sink.close();
     }
-    const spans = sink.bodies
-      .filter((body) => body.path === "/v1/traces")
-      .flatMap((body) =>
-        (body.json as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Span[] }> }> }).resourceSpans.flatMap((r) =>
-          r.scopeSpans.flatMap((s) => s.spans),
-        ),
-      );
+    const exports = sink.received.filter((r) => r.path === "/v1/traces").map((r) => JSON.parse(r.body.toString()) as unknown);
+    const spans = exports.flatMap((json) =>
+      (json as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Span[] }> }> }).resourceSpans.flatMap((r) =>
+        r.scopeSpans.flatMap((s) => s.spans),
+      ),
+    );
     const read = spans.find((span) => span.name === "GET /admin/users/{user_id}");
     const attributes = Object.fromEntries((read?.attributes ?? []).map((a) => [a.key, a.value.stringValue ?? Number(a.value.intValue)]));
     expect(attributes).toMatchObject({ "http.route": "/admin/users/{user_id}", "http.response.status_code": 200 });
     expect(attributes["http.route.params.user_id"]).toMatch(/^[0-9a-f-]{36}$/);
     expect(spans.map((span) => span.name)).toContain("POST /admin/users");
     type Export = { resourceSpans: Array<{ resource: { attributes: Attribute[] } }> };
-    const exported = sink.bodies.find((body) => body.path === "/v1/traces")?.json as Export | undefined;
+    const exported = exports[0] as Export | undefined;
     const resource = exported?.resourceSpans[0]?.resource.attributes;
     expect(resource).toEqual(
       expect.arrayContaining([
