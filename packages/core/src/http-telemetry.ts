@@ -33,29 +33,28 @@ export function instrumentHttp(app: FastifyInstance, telemetry: Telemetry): void
     description: "Duration of HTTP server requests",
     advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10] },
   });
-  const spans = new WeakMap<FastifyRequest, Span>();
+  const traced = new WeakMap<FastifyRequest, { span: Span; route: string | undefined }>();
 
   app.addHook("onRequest", async (request) => {
     const url = request.routeOptions.url;
     const route = url === undefined ? undefined : routeTemplate(url);
     const parent = propagator.extract(ROOT_CONTEXT, request.headers, defaultTextMapGetter);
     const name = route === undefined ? request.method : `${request.method} ${route}`;
-    spans.set(request, telemetry.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: requestAttributes(request, route) }, parent));
+    const span = telemetry.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: requestAttributes(request, route) }, parent);
+    traced.set(request, { span, route });
   });
 
   app.addHook("onResponse", async (request, reply) => {
     const status = reply.statusCode;
-    const span = spans.get(request);
-    if (span) {
-      span.setAttribute("http.response.status_code", status);
-      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-    }
-    const url = request.routeOptions.url;
+    const entry = traced.get(request);
+    if (!entry) return;
+    entry.span.setAttribute("http.response.status_code", status);
+    if (status >= 500) entry.span.setStatus({ code: SpanStatusCode.ERROR });
+    entry.span.end();
     duration.record(reply.elapsedTime / 1000, {
       "http.request.method": request.method,
       "http.response.status_code": status,
-      ...(url === undefined ? {} : { "http.route": routeTemplate(url) }),
+      ...(entry.route === undefined ? {} : { "http.route": entry.route }),
     });
   });
 }

@@ -2,7 +2,7 @@
  * Inserts into audit_log_entries. The payload is built in SQL from an actor row source, so an
  * entry can be written in the same statement that finds its user (the refresh_token grant).
  */
-import { join, type Queryable, type Sql, sql } from "@platform/core";
+import { join, type Sql, sql } from "@platform/core";
 import type { AuthTables } from "./tables.js";
 
 export interface AuditEntry {
@@ -35,8 +35,4 @@ export function auditInsert(t: AuthTables, actor: Sql, entries: readonly AuditEn
       CASE WHEN entry.traits IS NULL THEN json_build_object(${common}) ELSE json_build_object(${common}, 'traits', entry.traits) END,
       ${ipAddress.slice(0, 64)}
     FROM ${actor} CROSS JOIN (VALUES ${rows}) AS entry(action, log_type, traits)`;
-}
-
-export async function insertAuditEntries(q: Queryable, t: AuthTables, actor: Sql, entries: readonly AuditEntry[], ipAddress: string) {
-  await q.query(auditInsert(t, actor, entries, ipAddress));
 }

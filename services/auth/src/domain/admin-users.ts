@@ -21,7 +21,7 @@ import { audit } from "./audit.js";
 import type { AuthDeps, RequestMeta } from "./context.js";
 import { errors } from "./errors.js";
 import { DurationError, parseGoDuration } from "./go-duration.js";
-import { isUuid, normalizeEmail, normalizePhone } from "./identifiers.js";
+import { checkFitsColumn, isUuid, normalizeEmail, normalizePhone } from "./identifiers.js";
 import { checkImportedHash } from "./password-hashes.js";
 import { checkNewPassword, MAX_PASSWORD_BYTES } from "./passwords.js";
 import { type UserJson, userJson } from "./user-json.js";
@@ -145,21 +145,14 @@ function parseBan(raw: string | undefined): number | undefined {
 
 const bannedUntil = (ms: number) => (ms === 0 ? null : new Date(Date.now() + ms).toISOString());
 
-/** users.role and users.aud are varchar(255), as in GoTrue. */
-const MAX_ROLE_OR_AUD = 255;
-
-function checkLength(what: string, value: string | undefined): void {
-  if (value !== undefined && [...value].length > MAX_ROLE_OR_AUD) throw errors.tooLong(what, MAX_ROLE_OR_AUD);
-}
-
 /** A password nobody knows, for accounts created without one (GoTrue's 64-character random password). */
 const randomPassword = () => randomBytes(48).toString("base64url");
 
 export async function createUserAsAdmin(deps: AuthDeps, meta: RequestMeta, admin: AdminActor, input: AdminUserInput): Promise<UserJson> {
   const { config, db, tables } = deps;
   const aud = input.aud || adminAudience(deps, meta);
-  checkLength("aud", aud);
-  checkLength("role", input.role);
+  checkFitsColumn("aud", aud);
+  checkFitsColumn("role", input.role);
   if (!input.email && !input.phone) throw errors.adminUserWithoutContact();
   const email = input.email ? normalizeEmail(input.email) : undefined;
   if (email && (await findUserByEmail(db, tables, email))) throw errors.emailExists();
@@ -238,7 +231,7 @@ export async function updateUserAsAdmin(
 ): Promise<UserJson> {
   const { db, tables } = deps;
   const existing = await loadUser(db, deps, id);
-  checkLength("role", input.role);
+  checkFitsColumn("role", input.role);
   const email = input.email ? normalizeEmail(input.email) : undefined;
   const phone = input.phone ? normalizePhone(input.phone) : undefined;
   const ban = parseBan(input.banDuration);

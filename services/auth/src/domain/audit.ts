@@ -1,6 +1,6 @@
 /** Audit log entries (auth.audit_log_entries), unless AUTH_AUDIT_LOG_DISABLE_POSTGRES is set. */
 import type { Queryable, Sql } from "@platform/core";
-import { type AuditEntry, actorValues, auditInsert, insertAuditEntries } from "../db/audit-log.js";
+import { type AuditEntry, actorValues, auditInsert } from "../db/audit-log.js";
 import type { UserRow } from "../db/rows.js";
 import type { AuthDeps, RequestMeta } from "./context.js";
 
@@ -50,6 +50,6 @@ export async function audit(
   action: AuditAction,
   traits?: Record<string, unknown>,
 ): Promise<void> {
-  if (deps.config.auditLogDisabled) return;
-  await insertAuditEntries(q, deps.tables, actorValues(user), [auditEntry(action, traits)], meta.ip ?? "");
+  const statement = auditStatement(deps, meta, actorValues(user), [auditEntry(action, traits)]);
+  if (statement) await q.query(statement);
 }

@@ -6,6 +6,14 @@ const EMAIL =
   /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 const E164 = /^[1-9][0-9]{1,14}$/;
 
+/** The length of GoTrue's varchar(255) columns (users.role, users.aud, ...). */
+const VARCHAR_LIMIT = 255;
+
+/** Refuses a value its varchar(255) column cannot hold, naming it as `what`. */
+export function checkFitsColumn(what: string, value: string | undefined): void {
+  if (value !== undefined && [...value].length > VARCHAR_LIMIT) throw errors.tooLong(what, VARCHAR_LIMIT);
+}
+
 /** A valid email address, lower-cased. */
 export function normalizeEmail(email: string): string {
   if (email === "") throw errors.validation("An email address is required");

@@ -7,7 +7,7 @@ import { isIP } from "node:net";
 import type { FastifyRequest } from "fastify";
 import type { AuthConfig } from "../config.js";
 import type { RequestMeta } from "../domain/context.js";
-import { errors } from "../domain/errors.js";
+import { checkFitsColumn } from "../domain/identifiers.js";
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name.toLowerCase()];
@@ -22,13 +22,11 @@ export function trustedClientKey(request: FastifyRequest, config: AuthConfig): s
   return header(request, name)?.split(",")[0]?.trim() || undefined;
 }
 
-/** An audience is stored in users.aud, a varchar(255) as in GoTrue. */
-const MAX_AUDIENCE = 255;
-
 export function requestMeta(request: FastifyRequest, config: AuthConfig): RequestMeta {
   const candidate = trustedClientKey(request, config) ?? request.ip;
   const audience = header(request, "x-jwt-aud");
-  if (audience !== undefined && [...audience].length > MAX_AUDIENCE) throw errors.tooLong("X-JWT-AUD", MAX_AUDIENCE);
+  // The audience ends up in users.aud.
+  checkFitsColumn("X-JWT-AUD", audience);
   return {
     ip: candidate && isIP(candidate) ? candidate : undefined,
     userAgent: header(request, "user-agent"),
