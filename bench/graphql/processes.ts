@@ -67,6 +67,23 @@ export function ensureNode22(dataDir: string): string {
   return binary;
 }
 
+/**
+ * PostGraphile and its plugins live in their own package beside the bench (`postgraphile/`), outside
+ * the workspace, so `npm install` at the root never fetches them (they need Node >= 22). Installed
+ * here on first use; returns the server script.
+ */
+export function ensurePostgraphile(dir: string): string {
+  if (!existsSync(join(dir, "node_modules/postgraphile/package.json"))) {
+    console.log("installing PostGraphile for the benchmark (once, into bench/graphql/postgraphile/node_modules)");
+    // The packages declare Node >= 22; they run on the Node 22 binary, so the install's engine check is moot.
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--no-package-lock", "--engine-strict=false", "--loglevel=error"], {
+      cwd: dir,
+      stdio: "inherit",
+    });
+  }
+  return join(dir, "server.ts");
+}
+
 export async function startPostgraphile(node: string, script: string, databaseUrl: string, poolSize: number): Promise<Server> {
   const port = await freePort();
   return startServer({

@@ -21,7 +21,16 @@ import { startCpuMeter } from "./cpu.js";
 import { ensureDataset } from "./dataset.js";
 import { loadEngine, type Metadata } from "./engine.js";
 import { type GraphqlTarget, loadGraphql, warmGraphql } from "./load.js";
-import { ADMIN_SECRET, ensureNode22, NODE22_PACKAGE, postJson, type Server, startOurs, startPostgraphile } from "./processes.js";
+import {
+  ADMIN_SECRET,
+  ensureNode22,
+  ensurePostgraphile,
+  NODE22_PACKAGE,
+  postJson,
+  type Server,
+  startOurs,
+  startPostgraphile,
+} from "./processes.js";
 import { topSelfTime } from "./profile.js";
 import { fingerprint, OURS_QUERY, POSTGRAPHILE_QUERY, trackingRequest, variableSets } from "./queries.js";
 import { captureEngineSql, measureRawPg, openRawPool, runOnce } from "./raw-pg.js";
@@ -126,7 +135,7 @@ async function main(): Promise<number> {
 
   await measure(load.postgraphile, async () => {
     node22 = ensureNode22(DATA);
-    const script = join(ROOT, "bench/graphql/postgraphile-server.ts");
+    const script = ensurePostgraphile(join(ROOT, "bench/graphql/postgraphile"));
     const server = await started(startPostgraphile(node22, script, dataset.url, poolSize));
     try {
       const bodies = variables.map((v) => ({ query: POSTGRAPHILE_QUERY, variables: v }));

@@ -12,11 +12,18 @@ export class AppError extends Error {
     message: string,
     /** Extra data a renderer may expose (validation details, ...). */
     readonly details?: unknown,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; reported?: boolean },
   ) {
     super(message, options);
     this.name = "AppError";
+    this.reported = options?.reported === true;
   }
+
+  /**
+   * The service logs this condition itself (once, when it starts: a database going away, say),
+   * so answering it with a 5xx is not logged again per request.
+   */
+  readonly reported: boolean;
 }
 
 export function isAppError(error: unknown): error is AppError {

@@ -18,6 +18,8 @@ export interface HttpAppOptions {
   renderInternal(id: string, request: FastifyRequest): unknown;
   /** Maps Fastify's own errors (bad JSON, body too large, ...) to an AppError. */
   mapFrameworkError?(error: FastifyError): AppError | undefined;
+  /** Health-probe routes: their request lines are logged at debug, not info (default `/health`, `/healthz`). */
+  probePaths?: string[];
   /** Fastify options passed through (router settings, body limit, ...). */
   fastify?: Record<string, unknown>;
 }
@@ -37,9 +39,12 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
+  const probes = new Set(options.probePaths ?? ["/health", "/healthz"]);
   app.addHook("onResponse", async (request, reply) => {
-    if (!options.logger.isLevelEnabled("info")) return;
-    request.log.info(
+    // Load balancers and start scripts poll the probes every few seconds: keep them out of the info log.
+    const level = probes.has(request.routeOptions.url ?? "") ? "debug" : "info";
+    if (!options.logger.isLevelEnabled(level)) return;
+    request.log[level](
       { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       "request",
     );
@@ -53,7 +58,7 @@ function sendError(options: HttpAppOptions, error: FastifyError, request: Fastif
   const known = error instanceof AppError ? error : (options.mapFrameworkError?.(error) ?? unmappedClientError(error));
   if (known) {
     const { status, body, headers } = options.renderError(known, request);
-    if (status >= 500) request.log.error({ err: error }, known.message);
+    if (status >= 500 && !known.reported) request.log.error({ err: error }, known.message);
     if (headers) reply.headers(headers);
     return reply.code(status).send(body);
   }

@@ -5,9 +5,8 @@
  * Every problem of every group ends up in one ConfigError.
  */
 
-import { randomBytes } from "node:crypto";
 import { availableParallelism } from "node:os";
-import { boolean, ConfigError, custom, type Env, integer, oneOf, readConfig, string } from "@platform/core";
+import { boolean, ConfigError, custom, type Env, integer, LOG_FORMATS, oneOf, readConfig, string } from "@platform/core";
 import { parseJwtKeys } from "./config/jwt-keys.js";
 import { readCaptcha, readMailer, readSms, readSmtp } from "./config/messaging.js";
 import { readProviders } from "./config/providers.js";
@@ -115,6 +114,7 @@ function readObservability(env: Env) {
   return readConfig(env, {
     logLevel: oneOf(names("LOG_LEVEL", "LOG_LEVEL"), LOG_LEVELS, "info"),
     logFile: string(names("LOG_FILE")),
+    logFormat: oneOf(names("LOG_FORMAT", "LOG_FORMAT"), LOG_FORMATS, "auto"),
     tracingEnabled: boolean(names("TRACING_ENABLED"), false),
     tracingExporter: oneOf(names("TRACING_EXPORTER"), ["opentelemetry"], "opentelemetry"),
     metricsEnabled: boolean(names("METRICS_ENABLED"), false),
@@ -189,7 +189,7 @@ export function readAuthConfig(env: Env) {
   ) {
     throw new ConfigError(problems);
   }
-  const { logLevel, logFile, ...telemetry } = observability;
+  const { logLevel, logFile, logFormat, ...telemetry } = observability;
   return {
     siteUrl: top.siteUrl,
     uriAllowList: top.uriAllowList,
@@ -201,7 +201,7 @@ export function readAuthConfig(env: Env) {
     security,
     api,
     database,
-    log: { level: logLevel === "panic" ? "fatal" : logLevel, file: logFile },
+    log: { level: logLevel === "panic" ? "fatal" : logLevel, file: logFile, format: logFormat },
     telemetry,
     jwt: { ...jwt, issuer: jwt.issuer ?? api.externalUrl },
     smtp,
@@ -219,27 +219,3 @@ export function readAuthDatabaseConfig(env: Env) {
 }
 
 export type AuthDatabaseConfig = ReturnType<typeof readAuthDatabaseConfig>;
-
-/**
- * For `npm start` on a fresh clone: local-development values for the required settings that
- * are unset. Returns the completed environment and the names it filled in (to be logged as a
- * warning). `npm run start:auth` does not use this and stays strict.
- */
-export function withLocalDefaults(env: Env): { env: Env; filled: string[] } {
-  const port = [...names("API_PORT"), "PORT", "API_PORT"].map((n) => env[n]?.trim()).find((v) => v) ?? "8081";
-  const defaults: Array<[string[], string, string]> = [
-    [names("SITE_URL"), "AUTH_SITE_URL", "http://localhost:3000"],
-    [names("API_EXTERNAL_URL", "API_EXTERNAL_URL"), "AUTH_API_EXTERNAL_URL", `http://localhost:${port}`],
-    [names("DB_DRIVER"), "AUTH_DB_DRIVER", "postgres"],
-    // A fresh random secret per start: only HS256 tokens minted elsewhere would need a stable one.
-    [names("JWT_SECRET"), "AUTH_JWT_SECRET", randomBytes(32).toString("base64url")],
-  ];
-  const completed: Record<string, string | undefined> = { ...env };
-  const filled: string[] = [];
-  for (const [aliases, name, value] of defaults) {
-    if (aliases.some((n) => (env[n] ?? "").trim() !== "")) continue;
-    completed[name] = value;
-    filled.push(name);
-  }
-  return { env: completed, filled };
-}

@@ -1,4 +1,4 @@
-export { type AuthConfig, type AuthDatabaseConfig, readAuthConfig, readAuthDatabaseConfig, withLocalDefaults } from "./config.js";
+export { type AuthConfig, type AuthDatabaseConfig, readAuthConfig, readAuthDatabaseConfig } from "./config.js";
 export { runMigrations } from "./db/migrations.js";
 export { authTables } from "./db/tables.js";
 export type { Messenger, OutgoingMessage } from "./domain/messenger.js";

@@ -5,7 +5,7 @@ import { startAuth } from "./server.js";
 
 try {
   const config = readAuthConfig(loadEnv());
-  const logger = createLogger({ level: config.log.level, name: "auth", file: config.log.file });
+  const logger = createLogger({ level: config.log.level, format: config.log.format, name: "auth", file: config.log.file });
   const service = await startAuth(config, logger);
   handleShutdown(logger, [() => service.close()]);
 } catch (error) {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { ConfigError, loadEnv } from "@platform/core";
 import { describe, expect, it } from "vitest";
 import { parseDuration, parseRequiredCharacters } from "../src/config/values.js";
-import { readAuthConfig, withLocalDefaults } from "../src/config.js";
+import { readAuthConfig } from "../src/config.js";
 
 const REQUIRED = {
   AUTH_SITE_URL: "http://localhost:3000",
@@ -169,14 +169,5 @@ describe("auth configuration", () => {
     const config = readAuthConfig(env);
     expect(config.siteUrl).toBe("http://from-env");
     expect(config.jwt.exp).toBe(60);
-  });
-
-  it("gives npm start local-development values only for unset required settings", () => {
-    const { env, filled } = withLocalDefaults({ GOTRUE_SITE_URL: "https://mine.example", PORT: "9000" });
-    expect(filled).toEqual(["AUTH_API_EXTERNAL_URL", "AUTH_DB_DRIVER", "AUTH_JWT_SECRET"]);
-    const config = readAuthConfig(env);
-    expect(config.siteUrl).toBe("https://mine.example");
-    expect(config.api.externalUrl).toBe("http://localhost:9000");
-    expect(withLocalDefaults(REQUIRED).filled).toEqual([]);
   });
 });
