@@ -1,5 +1,5 @@
 /** The GraphQL service's configuration, under Hasura's own variable names, read once at start-up. */
-import { boolean, ConfigError, custom, type Env, integer, oneOf, readConfig, string } from "@platform/core";
+import { boolean, ConfigError, custom, type Env, integer, LOG_FORMATS, oneOf, readConfig, string } from "@platform/core";
 import { type AuthConfig, AuthConfigError, createAuthConfig } from "./engine/auth/config.js";
 import { parseCorsDomains } from "./http/cors.js";
 
@@ -26,6 +26,7 @@ export function readGraphqlConfig(env: Env) {
     auth = createAuthConfig({
       adminSecret: env.HASURA_GRAPHQL_ADMIN_SECRET ?? env.HASURA_GRAPHQL_ACCESS_KEY,
       jwtSecret: env.HASURA_GRAPHQL_JWT_SECRET,
+      jwtSecrets: env.HASURA_GRAPHQL_JWT_SECRETS,
       authHook: env.HASURA_GRAPHQL_AUTH_HOOK,
       authHookMode: env.HASURA_GRAPHQL_AUTH_HOOK_MODE,
       unauthorizedRole: env.HASURA_GRAPHQL_UNAUTHORIZED_ROLE,
@@ -54,6 +55,7 @@ function readSettings(env: Env) {
     poolSize: integer("HASURA_GRAPHQL_PG_CONNECTIONS", 50, { min: 1 }),
     metadataPollMs: integer("HASURA_GRAPHQL_METADATA_POLL_INTERVAL_MS", 1000, { min: 50 }),
     logLevel: oneOf(["HASURA_GRAPHQL_LOG_LEVEL", "LOG_LEVEL"], LOG_LEVELS, "info"),
+    logFormat: oneOf("LOG_FORMAT", LOG_FORMATS, "auto"),
   });
 }
 

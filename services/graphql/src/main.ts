@@ -5,7 +5,7 @@ import { startGraphql } from "./server.js";
 
 try {
   const config = readGraphqlConfig(loadEnv());
-  const logger = createLogger({ level: config.logLevel, name: "graphql" });
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat, name: "graphql" });
   const service = await startGraphql(config, logger);
   handleShutdown(logger, [() => service.close()]);
 } catch (error) {

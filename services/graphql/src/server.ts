@@ -1,5 +1,5 @@
 /** Starts the GraphQL service from its configuration; used by main.ts and the all-services start script. */
-import { type Logger, openDatabase, sql } from "@platform/core";
+import { type Database, type Logger, openDatabase, sql } from "@platform/core";
 import type { FastifyInstance } from "fastify";
 import type { GraphqlConfig } from "./config.js";
 import { resolveSession } from "./engine/auth/session.js";
@@ -8,6 +8,16 @@ import { applyHasuraMigrations } from "./engine/metadata/migrations.js";
 import { buildHttpApp } from "./http/app.js";
 import { GraphqlRuntime } from "./runtime.js";
 
+export interface GraphqlOptions {
+  /**
+   * An already open database (the all-in-one start shares one with the auth service): used
+   * instead of the configured one, and left open by close().
+   */
+  db?: Database | undefined;
+  /** Prefilled as `x-hasura-admin-secret` in the console's headers editor (the local all-in-one start only). */
+  consoleAdminSecret?: string | undefined;
+}
+
 export interface RunningGraphql {
   url: string;
   app: FastifyInstance;
@@ -15,16 +25,31 @@ export interface RunningGraphql {
   close(): Promise<void>;
 }
 
-export async function createGraphql(
-  config: GraphqlConfig,
-  logger: Logger,
-): Promise<{ app: FastifyInstance; runtime: GraphqlRuntime; close(): Promise<void> }> {
-  const db = await openDatabase({
+/**
+ * Logged at start-up without an admin secret: then every request is admin, or any role it
+ * names (https://hasura.io/docs/latest/deployment/securing-graphql-endpoint/).
+ */
+export const NO_ADMIN_SECRET_WARNING =
+  "the GraphQL engine is running without an admin secret: every request is treated as admin and may name any role; set HASURA_GRAPHQL_ADMIN_SECRET to secure the endpoint";
+
+async function openConfiguredDatabase(config: GraphqlConfig, logger: Logger): Promise<Database> {
+  if (!config.databaseUrl) logger.info({ dataDir: config.dataDir }, "no HASURA_GRAPHQL_DATABASE_URL: using embedded PGlite");
+  return openDatabase({
     url: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir,
     maxConnections: config.poolSize,
   });
-  if (!config.databaseUrl) logger.info({ dataDir: config.dataDir }, "no HASURA_GRAPHQL_DATABASE_URL: using embedded PGlite");
+}
+
+export async function createGraphql(
+  config: GraphqlConfig,
+  logger: Logger,
+  options: GraphqlOptions = {},
+): Promise<{ app: FastifyInstance; runtime: GraphqlRuntime; close(): Promise<void> }> {
+  if (config.auth.adminSecretHash === null) logger.warn(NO_ADMIN_SECRET_WARNING);
+  const db = options.db ?? (await openConfiguredDatabase(config, logger));
+  // A database handed in belongs to the caller, which closes it.
+  const closeDb = options.db ? async () => {} : () => db.close();
   const runtime = new GraphqlRuntime(
     db,
     { booleanNullCollapse: config.booleanNullCollapse, stringifyNumeric: config.stringifyNumeric },
@@ -38,7 +63,7 @@ export async function createGraphql(
     }
     if (config.metadataDir) await runtime.applyMetadata(await loadMetadataDir(config.metadataDir));
   } catch (error) {
-    await db.close();
+    await closeDb();
     throw error;
   }
   runtime.startPolling(config.metadataPollMs);
@@ -52,7 +77,12 @@ export async function createGraphql(
         return "OK";
       },
     },
-    { logger, cors: { disabled: config.disableCors, domains: config.corsDomains ?? ["*"] }, enableConsole: config.enableConsole },
+    {
+      logger,
+      cors: { disabled: config.disableCors, domains: config.corsDomains ?? ["*"] },
+      enableConsole: config.enableConsole,
+      consoleAdminSecret: options.consoleAdminSecret,
+    },
   );
   return {
     app,
@@ -60,13 +90,13 @@ export async function createGraphql(
     async close() {
       runtime.stopPolling();
       await app.close();
-      await db.close();
+      await closeDb();
     },
   };
 }
 
-export async function startGraphql(config: GraphqlConfig, logger: Logger): Promise<RunningGraphql> {
-  const service = await createGraphql(config, logger);
+export async function startGraphql(config: GraphqlConfig, logger: Logger, options: GraphqlOptions = {}): Promise<RunningGraphql> {
+  const service = await createGraphql(config, logger, options);
   const url = await service.app.listen({ host: config.host, port: config.port });
   return { url, ...service };
 }

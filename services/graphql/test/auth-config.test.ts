@@ -111,7 +111,7 @@ describe("auth settings", () => {
   it("builds each mode", () => {
     expect(createAuthConfig({})).toEqual({ adminSecretHash: null, unauthorizedRole: null, jwt: null, webhook: null });
     const jwks = createAuthConfig({ adminSecret: "s", jwtSecret: JSON.stringify({ jwk_url: "http://127.0.0.1:1/jwks" }) });
-    expect(jwks.jwt?.jwks?.url).toBe("http://127.0.0.1:1/jwks");
+    expect(jwks.jwt?.[0]?.jwks?.url).toBe("http://127.0.0.1:1/jwks");
     expect(createAuthConfig({ adminSecret: "s", authHook: "http://hook", authHookMode: "post" }).webhook).toEqual({
       url: "http://hook",
       mode: "POST",

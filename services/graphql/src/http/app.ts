@@ -1,14 +1,14 @@
 /**
  * The Fastify adapter of the engine: /v1/graphql (200 with `errors` for every GraphQL-level
  * failure, batches as arrays), the admin endpoints /v1/metadata, /v2/query and /v1/query (real
- * statuses, body `{path, error, code}`), /healthz, /v1/version and the /console page.
+ * statuses, body `{path, error, code}`), /healthz, /v1/version and the console (`/` leads to it).
  */
 import { createHttpApp, type Logger } from "@platform/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { HasuraError } from "../engine/errors.js";
 import { errorBody } from "../engine/execute.js";
 import type { Session } from "../engine/session.js";
-import { CONSOLE_HTML } from "./console.js";
+import { registerConsole } from "./console.js";
 import { type CorsConfig, registerCors } from "./cors.js";
 import { registerJsonBodies } from "./json-body.js";
 
@@ -27,6 +27,8 @@ export interface HttpOptions {
   logger: Logger;
   cors: CorsConfig;
   enableConsole: boolean;
+  /** Prefilled in the console's headers editor (the local all-in-one start only). */
+  consoleAdminSecret?: string | undefined;
   bodyLimit?: number;
 }
 
@@ -100,7 +102,7 @@ export function buildHttpApp(api: GraphqlApi, options: HttpOptions): FastifyInst
 
   app.get("/healthz", async (_request, reply) => reply.type("text/plain").send(await api.health()));
   app.get("/v1/version", async () => ({ version: VERSION }));
-  if (options.enableConsole) app.get("/console", async (_request, reply) => reply.type("text/html").send(CONSOLE_HTML));
+  if (options.enableConsole) registerConsole(app, { adminSecret: options.consoleAdminSecret });
   app.setNotFoundHandler(async (_request) => {
     throw new HasuraError("not-found", `resource does not exist`, "$", 404);
   });

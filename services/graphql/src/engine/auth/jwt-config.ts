@@ -1,5 +1,6 @@
 /**
- * `HASURA_GRAPHQL_JWT_SECRET` (reference 3.2) parsed and checked once at start-up. Problems are
+ * `HASURA_GRAPHQL_JWT_SECRET` (https://hasura.io/docs/latest/auth/authentication/jwt/) and the
+ * list form `HASURA_GRAPHQL_JWT_SECRETS`, parsed and checked once at start-up. Problems are
  * collected and reported together, worded like Hasura's where it has words for them.
  */
 import { createPublicKey, createSecretKey, type KeyObject, X509Certificate } from "node:crypto";
@@ -182,13 +183,44 @@ function parseKeySource(o: Record<string, unknown>, problems: string[]): Pick<Jw
 
 /** Parses the JSON text of HASURA_GRAPHQL_JWT_SECRET; throws AuthConfigError naming every problem. */
 export function parseJwtSecret(text: string): JwtConfig {
-  let o: unknown;
+  const name = "HASURA_GRAPHQL_JWT_SECRET";
+  return parseJwtSecretValue(parseJson(text, name), name);
+}
+
+/**
+ * Parses the JSON text of HASURA_GRAPHQL_JWT_SECRETS, a list of secrets shaped as
+ * HASURA_GRAPHQL_JWT_SECRET (https://hasura.io/docs/latest/auth/authentication/multiple-jwt-secrets/).
+ * Every problem of every entry is reported, each under the entry's index.
+ */
+export function parseJwtSecrets(text: string): JwtConfig[] {
+  const name = "HASURA_GRAPHQL_JWT_SECRETS";
+  const list = parseJson(text, name);
+  if (!Array.isArray(list)) throw new AuthConfigError([`${name} must be a JSON array of JWT secret objects`]);
+  const problems: string[] = [];
+  const configs: JwtConfig[] = [];
+  list.forEach((entry, index) => {
+    try {
+      configs.push(parseJwtSecretValue(entry, `${name}[${index}]`));
+    } catch (error) {
+      if (!(error instanceof AuthConfigError)) throw error;
+      problems.push(...error.problems);
+    }
+  });
+  if (problems.length > 0) throw new AuthConfigError(problems);
+  return configs;
+}
+
+function parseJson(text: string, name: string): unknown {
   try {
-    o = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
-    throw new AuthConfigError([`HASURA_GRAPHQL_JWT_SECRET is not valid JSON: ${(error as Error).message}`]);
+    throw new AuthConfigError([`${name} is not valid JSON: ${(error as Error).message}`]);
   }
-  if (!isObject(o)) throw new AuthConfigError(["HASURA_GRAPHQL_JWT_SECRET must be a JSON object"]);
+}
+
+/** One secret object; `name` (the variable, with the index of a list entry) prefixes each problem. */
+function parseJwtSecretValue(o: unknown, name: string): JwtConfig {
+  if (!isObject(o)) throw new AuthConfigError([`${name} must be a JSON object`]);
   const problems: string[] = [];
   const source = parseKeySource(o, problems);
   const claims = parseClaims(o, problems);
@@ -202,7 +234,7 @@ export function parseJwtSecret(text: string): JwtConfig {
   if (typeof skew !== "number" || !Number.isFinite(skew) || skew < 0)
     problems.push("allowed_skew must be a non-negative number of seconds");
   const header = parseHeader(o.header, problems);
-  if (problems.length > 0) throw new AuthConfigError(problems.map((p) => `HASURA_GRAPHQL_JWT_SECRET: ${p}`));
+  if (problems.length > 0) throw new AuthConfigError(problems.map((p) => `${name}: ${p}`));
   return {
     ...source,
     claims,

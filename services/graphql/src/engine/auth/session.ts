@@ -1,16 +1,17 @@
 /**
- * Who is asking (reference 3.1, Hasura's `getUserInfoWithExpTime`): a sent admin secret is
- * checked first and wins; without one, the JWT or the webhook decides, else the unauthorized
- * role, else access is denied. With no admin secret configured everyone is admin, or the role
- * they name in `x-hasura-role`.
+ * Who is asking (`getUserInfoWithExpTime` in Hasura's server/src-lib/Hasura/Server/Auth.hs): a
+ * sent admin secret is checked first and wins; without one, the JWT (the token and secret
+ * jwt-select.ts picks) or the webhook decides, else the unauthorized role, else access is
+ * denied. With no admin secret configured everyone is admin, or the role they name in
+ * `x-hasura-role`.
  */
 import { timingSafeEqual } from "node:crypto";
 import { HasuraError } from "../errors.js";
 import { ADMIN_ROLE, type Session } from "../session.js";
 import { extractClaims } from "./claims.js";
-import { type AuthConfig, hashSecret } from "./config.js";
+import { type AuthConfig, hashSecret, type JwtSecret } from "./config.js";
 import { verifyJwt } from "./jwt.js";
-import type { JwtConfig } from "./jwt-config.js";
+import { selectJwt } from "./jwt-select.js";
 import {
   ACCESS_KEY_HEADER,
   ADMIN_SECRET_HEADER,
@@ -65,36 +66,15 @@ function secretMatches(sent: string, expected: Buffer): boolean {
   return timingSafeEqual(hashSecret(sent), expected);
 }
 
-/** The token at the configured place, or undefined when the request carries none. */
-function findToken(config: JwtConfig, headers: RequestHeaders): string | undefined {
-  const location = config.header;
-  if (location.type === "CustomHeader") return nonEmpty(headers[location.name.toLowerCase()]);
-  if (location.type === "Cookie") {
-    for (const part of (headers.cookie ?? "").split(";")) {
-      const at = part.indexOf("=");
-      if (at > 0 && part.slice(0, at).trim() === location.name) return nonEmpty(part.slice(at + 1).trim());
-    }
-    return undefined;
-  }
-  const authorization = headers.authorization;
-  if (authorization === undefined) return undefined;
-  const words = authorization.trim().split(/\s+/);
-  if (words.length !== 2 || words[0] !== "Bearer") throw new HasuraError("invalid-headers", "Malformed Authorization header");
-  return words[1];
-}
-
-async function fromJwt(
-  auth: NonNullable<AuthConfig["jwt"]>,
-  headers: RequestHeaders,
-  unauthorizedRole: string | null,
-): Promise<ResolvedSession> {
-  const token = findToken(auth.config, headers);
-  if (token === undefined) {
+async function fromJwt(secrets: JwtSecret[], headers: RequestHeaders, unauthorizedRole: string | null): Promise<ResolvedSession> {
+  const selected = selectJwt(secrets, headers);
+  if (selected === null) {
     if (unauthorizedRole) return unauthorized(unauthorizedRole, headers);
     throw new HasuraError("invalid-headers", "Missing 'Authorization' or 'Cookie' header in JWT authentication mode");
   }
-  const payload = await verifyJwt(token, auth.config, auth.jwks);
-  const claims = extractClaims(payload, auth.config.claims);
+  const { secret, token } = selected;
+  const payload = await verifyJwt(token, secret.config, secret.jwks);
+  const claims = extractClaims(payload, secret.config.claims);
   const role = nonEmpty(headers[ROLE_HEADER]) ?? claims.defaultRole;
   if (!claims.allowedRoles.includes(role)) throw new HasuraError("access-denied", "Your requested role is not in allowed roles");
   const expiresAt = typeof payload.exp === "number" ? new Date(payload.exp * 1000) : null;
