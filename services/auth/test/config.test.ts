@@ -50,7 +50,7 @@ describe("auth configuration", () => {
     expect(config.sms).toMatchObject({ maxFrequencyMs: 60_000, autoconfirm: false });
     expect(config.mailer).toMatchObject({ autoconfirm: false, urlPaths: { invite: "/verify", confirmation: "/verify" } });
     expect(config.mailer.subjects.CONFIRMATION).toBe("Confirm Your Signup");
-    expect(config.log).toEqual({ level: "info", file: undefined });
+    expect(config.log).toEqual({ level: "info", file: undefined, format: "auto" });
     expect(config.telemetry).toMatchObject({ prometheusHost: "0.0.0.0", prometheusPort: 9100 });
     expect(config.rateLimit).toMatchObject({ tokenRefresh: 150, header: undefined, redisUrl: undefined });
   });

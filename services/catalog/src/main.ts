@@ -5,7 +5,7 @@ import { startCatalog } from "./server.js";
 
 try {
   const config = readCatalogConfig(loadEnv());
-  const logger = createLogger({ level: config.logLevel, name: "catalog" });
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat, name: "catalog" });
   const service = await startCatalog(config, logger);
   handleShutdown(logger, [() => service.close()]);
 } catch (error) {

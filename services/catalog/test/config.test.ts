@@ -34,10 +34,31 @@ describe("catalog configuration", () => {
       host: "0.0.0.0",
       port: 5634,
       logLevel: "info",
+      logFormat: "auto",
       refreshIntervalMs: 2000,
       maxConnections: 10,
       sqliteCacheMb: 64,
+      corsOrigins: ["*"],
     });
+  });
+
+  it.each([
+    [undefined, ["*"]],
+    ["*", ["*"]],
+    ["", []],
+    ["  ", []],
+    ["none", []],
+    ["NONE", []],
+    ["https://shop.example", ["https://shop.example"]],
+    [" https://a.example , http://localhost:5173,https://a.example ", ["https://a.example", "http://localhost:5173"]],
+    ["https://a.example,*", ["*"]],
+  ])("CATALOG_CORS_ORIGINS=%j allows %j (empty list: CORS off)", (value, origins) => {
+    const env = value === undefined ? {} : { CATALOG_CORS_ORIGINS: value };
+    expect(readCatalogConfig(env, "/srv").corsOrigins).toEqual(origins);
+  });
+
+  it.each(["https://a.example/", "a.example", "https://a.example/path", "ftp//x"])("CATALOG_CORS_ORIGINS=%j is refused", (value) => {
+    expect(() => readCatalogConfig({ CATALOG_CORS_ORIGINS: value })).toThrow(/CATALOG_CORS_ORIGINS/);
   });
 
   it("takes ENDPOINT_CATALOG_DB, then CATALOG_DB; an empty value falls through", () => {
@@ -49,13 +70,19 @@ describe("catalog configuration", () => {
   it("reports every problem in one error", () => {
     let caught: unknown;
     try {
-      readCatalogConfig({ ENDPOINT_CATALOG_DB: "mysql://x", CATALOG_PORT: "http", LOG_LEVEL: "loud", CATALOG_REFRESH_INTERVAL_MS: "5" });
+      readCatalogConfig({
+        ENDPOINT_CATALOG_DB: "mysql://x",
+        CATALOG_PORT: "http",
+        LOG_LEVEL: "loud",
+        CATALOG_REFRESH_INTERVAL_MS: "5",
+        CATALOG_CORS_ORIGINS: "shop.example",
+      });
     } catch (error) {
       caught = error;
     }
     expect(caught).toBeInstanceOf(ConfigError);
     const problems = (caught as ConfigError).problems.join("\n");
-    for (const name of ["ENDPOINT_CATALOG_DB", "CATALOG_PORT", "LOG_LEVEL", "CATALOG_REFRESH_INTERVAL_MS"])
+    for (const name of ["ENDPOINT_CATALOG_DB", "CATALOG_PORT", "LOG_LEVEL", "CATALOG_REFRESH_INTERVAL_MS", "CATALOG_CORS_ORIGINS"])
       expect(problems).toContain(name);
   });
 });

@@ -1,12 +1,20 @@
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TABLES } from "../src/db/schema.js";
 import { type GenerateCounts, generateCatalog } from "../src/demo/generate.js";
 
 const NAIVE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{6}$/;
 const SIZE = { products: 50, stores: 2, regions: 2, snapshots: 500 };
+
+/**
+ * Every value of every table (SQLite's quote(): type and text) for seed 7, as the generator wrote
+ * it before its rows became a stream shared with PostgreSQL. A change here must be deliberate.
+ */
+const SEED_7_DIGEST = "28977c39d75ab1c64f86ee81eaf56f15ee158889dd21c2079b9b59012dbd6fca";
 
 describe("demo catalog generator", () => {
   let dir: string;
@@ -95,6 +103,19 @@ describe("demo catalog generator", () => {
     expect(cursors).toHaveLength(SIZE.stores);
     for (const cursor of cursors) expect(cursor.value).toMatch(/^\d{4}-\d{2}-\d{2}T[\d:.]+\+00:00\t\d+$/);
     expect(rows.length).toBeGreaterThan(cursors.length);
+  });
+
+  it("writes exactly the pinned data for its seed", () => {
+    const hash = createHash("sha256");
+    for (const table of [...TABLES, "sqlite_sequence"]) {
+      const columns = (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map(({ name }) => `quote("${name}")`);
+      const lines = db
+        .prepare(`SELECT ${columns.join(" || ',' || ")} FROM ${table} ORDER BY rowid`)
+        .pluck()
+        .iterate();
+      for (const line of lines) hash.update(`${line}\n`);
+    }
+    expect(hash.digest("hex")).toBe(SEED_7_DIGEST);
   });
 
   it("leaves no temporary file and refuses to overwrite", () => {

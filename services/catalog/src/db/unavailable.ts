@@ -2,6 +2,9 @@
  * A database that cannot be reached, opened or read as a catalog. The reason is our own
  * short phrase, safe to show to clients; the driver's text stays in the logs (as `cause`).
  */
+import type { Logger } from "@platform/core";
+import type { CatalogSource } from "./source.js";
+
 export class CatalogUnavailable extends Error {
   constructor(
     readonly reason: string,
@@ -43,4 +46,56 @@ export function classify(error: unknown): unknown {
     return new CatalogUnavailable("database connection failed", { cause: error });
   }
   return error;
+}
+
+/** The driver's own words for a failure, kept for the logs only. */
+function driverMessage(error: CatalogUnavailable): string | undefined {
+  const cause = error.cause as { message?: unknown } | undefined;
+  return typeof cause?.message === "string" ? cause.message : undefined;
+}
+
+/**
+ * The same source, logging its availability as it changes: one warning when the catalog becomes
+ * unavailable (or unavailable for another reason), one info line when it is back. Probes and
+ * requests in between add nothing, so an outage costs two log lines, not one per request.
+ *
+ * Any read can find the catalog unavailable; only changeToken(), which reads the products table
+ * and is polled by the refresh loop, can find it back: a read of a table that still works must not
+ * announce a recovery while the products are gone.
+ */
+export function watchAvailability(source: CatalogSource, log: Pick<Logger, "info" | "warn">): CatalogSource {
+  let reason: string | undefined;
+  let since = 0;
+  let calls = 0;
+  // A call that started before the last change of state reports an old state: it must not flip it back.
+  let changedAt = 0;
+  const observe = <T>(work: () => Promise<T>, pulse = false): Promise<T> => {
+    const call = ++calls;
+    return work().then(
+      (value) => {
+        if (pulse && reason !== undefined && call > changedAt) {
+          log.info({ unavailableSeconds: Math.round((Date.now() - since) / 100) / 10 }, "catalog available again");
+          reason = undefined;
+          changedAt = calls;
+        }
+        return value;
+      },
+      (error: unknown) => {
+        if (error instanceof CatalogUnavailable && error.reason !== reason && call > changedAt) {
+          log.warn({ reason: error.reason, cause: driverMessage(error) }, `catalog unavailable: ${error.reason}`);
+          if (reason === undefined) since = Date.now();
+          reason = error.reason;
+          changedAt = calls;
+        }
+        throw error;
+      },
+    );
+  };
+  return {
+    dialect: source.dialect,
+    all: (query) => observe(() => source.all(query)),
+    each: (query, visit) => observe(() => source.each(query, visit)),
+    changeToken: () => observe(() => source.changeToken(), true),
+    close: () => source.close(),
+  };
 }

@@ -1,15 +1,25 @@
 /**
- * npm run demo -w services/catalog -- --out ./catalog.db [--products N] [--stores N] [--regions N]
- *   [--snapshots N] [--seed N] [--end YYYY-MM-DD]
- * Builds a demo catalog file; sizes default to the one `npm start` uses.
+ * npm run demo -w services/catalog -- --out TARGET [--schema NAME] [--products N] [--stores N]
+ *   [--regions N] [--snapshots N] [--seed N] [--end YYYY-MM-DD]
+ * Builds a demo catalog: TARGET is a new SQLite file (a path or sqlite:///path) or a PostgreSQL
+ * database (postgresql://...) whose catalog tables are missing or empty. Sizes default to the one
+ * `npm start` uses.
  */
 import { resolve } from "node:path";
-import { DEFAULT_SEED, DEMO_SIZE, type GenerateOptions, generateCatalog } from "./generate.js";
+import { type CatalogTarget, parseCatalogUrl } from "../db/url.js";
+import { DEFAULT_SEED, DEMO_SIZE, type GenerateCounts, type GenerateOptions, generateCatalog } from "./generate.js";
+import { generateCatalogPostgres } from "./postgres.js";
 
 const USAGE =
-  "usage: npm run demo -w services/catalog -- --out FILE [--products N] [--stores N] [--regions N] [--snapshots N] [--seed N] [--end YYYY-MM-DD]";
+  "usage: npm run demo -w services/catalog -- --out FILE|sqlite:///FILE|postgresql://... [--schema NAME] [--products N] [--stores N] [--regions N] [--snapshots N] [--seed N] [--end YYYY-MM-DD]";
 
-function parse(argv: string[]): { out: string; options: GenerateOptions } {
+interface Command {
+  target: CatalogTarget;
+  schema: string | undefined;
+  options: GenerateOptions;
+}
+
+function parse(argv: string[]): Command {
   const values = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? "";
@@ -19,10 +29,17 @@ function parse(argv: string[]): { out: string; options: GenerateOptions } {
     if (value === undefined) throw new Error(`${flag} needs a value`);
     values.set(flag.slice(2), value);
   }
-  const known = new Set(["out", "products", "stores", "regions", "snapshots", "seed", "end"]);
+  const known = new Set(["out", "schema", "products", "stores", "regions", "snapshots", "seed", "end"]);
   for (const name of values.keys()) if (!known.has(name)) throw new Error(`unknown option --${name}`);
   const out = values.get("out");
   if (!out) throw new Error("--out is required");
+  // npm runs workspace scripts inside the workspace; resolve relative to where the user typed the command.
+  const cwd = process.env.INIT_CWD ?? process.cwd();
+  const target: CatalogTarget = /^[a-z][a-z0-9+]*:\/\//i.test(out)
+    ? parseCatalogUrl(out, cwd)
+    : { kind: "sqlite", path: resolve(cwd, out) };
+  const schema = values.get("schema");
+  if (schema !== undefined && target.kind !== "postgres") throw new Error("--schema applies to a PostgreSQL target only");
   const number = (name: string, fallback: number) => {
     const text = values.get(name);
     if (text === undefined) return fallback;
@@ -34,8 +51,8 @@ function parse(argv: string[]): { out: string; options: GenerateOptions } {
   const endAt = end === undefined ? undefined : new Date(end);
   if (endAt && Number.isNaN(endAt.getTime())) throw new Error(`--end must be a date, got ${end}`);
   return {
-    // npm runs workspace scripts inside the workspace; resolve relative to where the user typed the command.
-    out: resolve(process.env.INIT_CWD ?? process.cwd(), out),
+    target,
+    schema,
     options: {
       products: number("products", DEMO_SIZE.products),
       stores: number("stores", DEMO_SIZE.stores),
@@ -48,13 +65,27 @@ function parse(argv: string[]): { out: string; options: GenerateOptions } {
   };
 }
 
+async function run({ target, schema, options }: Command): Promise<{ where: string; counts: GenerateCounts }> {
+  if (target.kind === "sqlite") return { where: target.path, counts: generateCatalog(target.path, options) };
+  const counts = await generateCatalogPostgres(target.url, { ...options, ...(schema === undefined ? {} : { schema }) });
+  const url = new URL(target.url);
+  url.password = "";
+  return { where: `${url.toString()}${schema ? ` (schema ${schema})` : ""}`, counts };
+}
+
+let command: Command;
 try {
-  const { out, options } = parse(process.argv.slice(2));
-  const counts = generateCatalog(out, options);
-  console.log(`catalog written to ${out}`);
-  for (const [name, value] of Object.entries(counts)) console.log(`  ${name.padEnd(18)} ${value}`);
+  command = parse(process.argv.slice(2));
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error));
   console.error(USAGE);
+  process.exit(1);
+}
+try {
+  const { where, counts } = await run(command);
+  console.log(`catalog written to ${where}`);
+  for (const [name, value] of Object.entries(counts)) console.log(`  ${name.padEnd(18)} ${value}`);
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
   process.exitCode = 1;
 }

@@ -1,7 +1,7 @@
 /**
- * Generates a demo catalog: a new SQLite file in the converter's schema filled with realistic,
- * reproducible data (same seed and end date, same file). Used by `npm start` when no catalog
- * exists, by the benchmark and by tests.
+ * Generates a demo catalog as a new SQLite file in the converter's schema, filled with realistic,
+ * reproducible data (same seed and end date, same file; rows.ts). Used by `npm start` when no
+ * catalog exists, by the benchmark and by tests; postgres.ts loads the same rows into PostgreSQL.
  *
  * The file is built as `<path>.tmp` and renamed at the end, so a crash never leaves something that
  * looks like a catalog. Bulk-load settings: no journal, no fsync, secondary indexes created after
@@ -11,45 +11,13 @@ import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { catalogIndexesDdl, catalogTablesDdl } from "../db/ddl.js";
-import { writeSnapshots } from "./history.js";
-import { writeListings } from "./listings.js";
-import { CatalogPlan } from "./plan.js";
-import { Random } from "./random.js";
-import { writeCategories, writeSettlements, writeSyncState } from "./reference.js";
-import { startOfUtcDay } from "./time.js";
-import { REGIONS, STORES } from "./words.js";
+import type { TableName } from "../db/schema.js";
+import { type BatchLayout, batches, insertText } from "./batches.js";
+import { demoRows, type GenerateCounts, type GenerateOptions, validate } from "./rows.js";
+import { columnPositions, tableCounts } from "./tables.js";
+import { naive } from "./time.js";
 
-export interface GenerateOptions {
-  products: number;
-  stores: number;
-  regions: number;
-  snapshots: number;
-  seed?: number;
-  /** The data ends just before this instant's UTC day; default today, so the demo's last year is the real one. */
-  endAt?: Date;
-  onProgress?(message: string): void;
-}
-
-export interface GenerateCounts {
-  products: number;
-  sources: number;
-  assets: number;
-  snapshots: number;
-  intervalSnapshots: number;
-  pointSnapshots: number;
-  stores: number;
-  regions: number;
-  settlements: number;
-  categories: number;
-  syncStates: number;
-  bytes: number;
-  seconds: number;
-}
-
-/** The catalog `npm start` creates when none exists: small enough to build in a couple of seconds. */
-export const DEMO_SIZE = { products: 2_000, stores: 4, regions: 6, snapshots: 60_000 } as const;
-
-export const DEFAULT_SEED = 20260312;
+export { DEFAULT_SEED, DEMO_SIZE, type GenerateCounts, type GenerateOptions } from "./rows.js";
 
 export function generateCatalog(path: string, options: GenerateOptions): GenerateCounts {
   validate(options);
@@ -69,22 +37,24 @@ export function generateCatalog(path: string, options: GenerateOptions): Generat
     db.pragma("cache_size = -65536");
     db.exec(catalogTablesDdl("sqlite"));
 
-    const rng = new Random(options.seed ?? DEFAULT_SEED);
-    const stores = STORES.slice(0, options.stores);
-    const endMicros = startOfUtcDay(options.endAt ?? new Date());
-    say(`planning ${options.products} products, ${options.snapshots} snapshots`);
-    const plan = new CatalogPlan(rng, { products: options.products, stores, snapshots: options.snapshots, endMicros });
-    const firstSeen = plan.startMicros;
-    const lastSeen = plan.runTime(0, plan.runs - 1);
-
+    const rows = tableCounts();
     const counts = db.transaction(() => {
-      const settlements = writeSettlements(db, options.regions, firstSeen, lastSeen);
-      const categories = writeCategories(db, stores, firstSeen, lastSeen);
-      const listings = writeListings(db, rng, plan, categories, settlements);
-      say(`wrote ${listings.rows} listings of ${plan.products.length} products`);
-      const history = writeSnapshots(db, plan, listings.sourceIds, (done) => say(`wrote ${done} of ${options.snapshots} snapshots`));
-      writeSyncState(db, history.cursors, lastSeen);
-      return { settlements, listings, history };
+      const statements = new Map<string, BetterSqlite3.Statement>();
+      const stream = batches(demoRows(options), sqliteLayout());
+      for (;;) {
+        const next = stream.next();
+        if (next.done) return next.value;
+        const { table, rows: batch } = next.value;
+        const key = `${table}:${batch.length}`;
+        let statement = statements.get(key);
+        if (!statement) {
+          statement = db.prepare(insertText(table, firstColumn(table), batch.length, "sqlite"));
+          statements.set(key, statement);
+        }
+        // better-sqlite3 binds the row arrays in order, as one flat list.
+        statement.run(...batch);
+        rows[table] += batch.length;
+      }
     })();
 
     say("creating indexes");
@@ -98,19 +68,10 @@ export function generateCatalog(path: string, options: GenerateOptions): Generat
     db.pragma("analysis_limit = 2000");
     db.exec("ANALYZE");
     db.pragma("journal_mode = DELETE");
-    const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
     const result: GenerateCounts = {
-      products: plan.products.length,
-      sources: counts.listings.rows,
-      assets: counts.listings.assets,
-      snapshots: counts.history.snapshots,
-      intervalSnapshots: counts.history.intervalSnapshots,
-      pointSnapshots: counts.history.pointSnapshots,
-      stores: stores.length,
-      regions: options.regions,
-      settlements: counts.settlements.ids.length,
-      categories: count("catalog_categories"),
-      syncStates: count("converter_sync_state"),
+      ...counts,
+      categories: rows.catalog_categories,
+      syncStates: rows.converter_sync_state,
       bytes: 0,
       seconds: 0,
     };
@@ -127,18 +88,36 @@ export function generateCatalog(path: string, options: GenerateOptions): Generat
   }
 }
 
-function validate(options: GenerateOptions): void {
-  const problems: string[] = [];
-  const check = (name: keyof GenerateOptions, min: number, max: number) => {
-    const value = options[name];
-    if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max}`);
-    }
+/**
+ * SQLite numbers these tables' rows itself (INTEGER PRIMARY KEY AUTOINCREMENT) exactly as the stream
+ * does, in insertion order from 1; binding the id anyway costs a rowid lookup per row, about a tenth
+ * of the snapshot load.
+ */
+const NUMBERED_BY_SQLITE: ReadonlySet<TableName> = new Set(["catalog_product_snapshots", "catalog_product_assets"]);
+
+const firstColumn = (table: TableName): number => (NUMBERED_BY_SQLITE.has(table) ? 1 : 0);
+
+/** SQLite's storage forms (time.ts); 64 rows a statement measured best, longer ones cost more to bind than they save. */
+function sqliteLayout(): BatchLayout {
+  return {
+    rowsPerBatch: () => 64,
+    firstColumn,
+    converter(table) {
+      const times = columnPositions(table, "timestamp");
+      const flags = columnPositions(table, "boolean");
+      const numbered = firstColumn(table) === 1;
+      let rows = 0;
+      return (values) => {
+        for (const i of times) {
+          const value = values[i];
+          if (value !== null && value !== undefined) values[i] = naive(value as number);
+        }
+        for (const i of flags) {
+          const value = values[i];
+          if (value !== null && value !== undefined) values[i] = value ? 1 : 0;
+        }
+        if (numbered && values[0] !== ++rows) throw new Error(`${table} ids are not in insertion order`);
+      };
+    },
   };
-  check("products", 1, 10_000_000);
-  check("stores", 1, STORES.length);
-  check("regions", 1, REGIONS.length);
-  check("snapshots", 0, 100_000_000);
-  if (options.seed !== undefined) check("seed", 0, 2 ** 32 - 1);
-  if (problems.length > 0) throw new RangeError(problems.join("; "));
 }

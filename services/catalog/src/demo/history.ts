@@ -2,13 +2,12 @@
  * catalog_product_snapshots, written in the plan's time order. This is the hot loop of the
  * generator (millions of rows), so it works from typed arrays and precomputed strings.
  */
-import type BetterSqlite3 from "better-sqlite3";
 import { cents, ingestDelay } from "./listings.js";
 import type { CatalogPlan } from "./plan.js";
 import { NONE } from "./prices.js";
 import { fingerprint } from "./random.js";
 import type { Cursor } from "./reference.js";
-import { naive } from "./time.js";
+import type { DemoRow } from "./tables.js";
 
 export interface HistoryCounts {
   snapshots: number;
@@ -18,18 +17,11 @@ export interface HistoryCounts {
   cursors: Cursor[];
 }
 
-export function writeSnapshots(
-  db: BetterSqlite3.Database,
+export function* snapshotRows(
   plan: CatalogPlan,
   sourceIds: string[],
   onProgress: (done: number) => void,
-): HistoryCounts {
-  const insert = db.prepare(
-    `INSERT INTO catalog_product_snapshots (canonical_product_id, parser_name, source_id, source_run_id,
-       receiver_product_id, receiver_artifact_id, receiver_sort_order, source_event_uid, content_fingerprint,
-       valid_from_at, valid_to_at, observed_at, created_at, price, discount_price, loyal_price, price_unit, available_count)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'RUB', ?)`,
-  );
+): Generator<DemoRow, HistoryCounts> {
   const stores = plan.options.stores;
   const storeCount = stores.length;
   const canonicalIds = plan.products.map((product) => product.id);
@@ -69,26 +61,31 @@ export function writeSnapshots(
     const available = plan.snapAvailable[at] ?? NONE;
     const receiverProductId = position + 1;
     const createdAt = firstSeen + ingestDelay(at);
-    const lastSeenText = naive(lastSeen);
-    insert.run(
-      canonicalIds[plan.sourceProduct[source] ?? 0],
-      parserName,
-      sourceIds[source],
-      runId,
-      receiverProductId,
-      key + 1,
-      sortOrder,
-      `rcv-${artifact}-${String(sortOrder).padStart(7, "0")}`,
-      fingerprint(source, price, discount, loyal, available),
-      point ? null : naive(firstSeen),
-      point ? null : lastSeenText,
-      lastSeenText,
-      naive(createdAt),
-      cents(price),
-      cents(discount),
-      cents(loyal),
-      available === NONE ? null : available,
-    );
+    yield {
+      table: "catalog_product_snapshots",
+      values: [
+        // The id an autoincrement key gives in insertion order, explicit so every database gets the same one.
+        position + 1,
+        canonicalIds[plan.sourceProduct[source] ?? 0],
+        parserName,
+        sourceIds[source],
+        runId,
+        receiverProductId,
+        key + 1,
+        sortOrder,
+        `rcv-${artifact}-${String(sortOrder).padStart(7, "0")}`,
+        fingerprint(source, price, discount, loyal, available),
+        point ? null : firstSeen,
+        point ? null : lastSeen,
+        lastSeen,
+        createdAt,
+        cents(price),
+        cents(discount),
+        cents(loyal),
+        "RUB",
+        available === NONE ? null : available,
+      ],
+    };
     if (point) counts.pointSnapshots++;
     else counts.intervalSnapshots++;
     const cursor = cursors[store];

@@ -2,12 +2,12 @@
  * catalog_products (the current projection: one row per product and store) and its images. A
  * row's prices, stock and observed_at are those of its latest snapshot, as the converter keeps them.
  */
-import type BetterSqlite3 from "better-sqlite3";
 import type { CatalogPlan } from "./plan.js";
 import { NONE, PriceWalk } from "./prices.js";
 import { mix, type Random } from "./random.js";
 import type { Settlements } from "./reference.js";
-import { MICROS_PER_DAY, MICROS_PER_MINUTE, naive } from "./time.js";
+import type { DemoRow } from "./tables.js";
+import { MICROS_PER_DAY, MICROS_PER_MINUTE } from "./time.js";
 import { KINDS, STOPWORDS } from "./words.js";
 
 /** Per-store first source_id: each site numbers its goods its own way. */
@@ -20,25 +20,12 @@ export interface Listings {
   assets: number;
 }
 
-export function writeListings(
-  db: BetterSqlite3.Database,
+export function* listingRows(
   rng: Random,
   plan: CatalogPlan,
   categories: Int32Array[],
   settlements: Settlements,
-): Listings {
-  const insert = db.prepare(
-    `INSERT INTO catalog_products (id, canonical_product_id, parser_name, source_id, plu, sku, source_page_url,
-       title_original, title_normalized_no_stopwords, brand, description, price, discount_price, loyal_price, price_unit,
-       rating, reviews_count, promo, is_new, hit, adult, unit, available_count, package_quantity, package_unit,
-       composition_original, composition_normalized, producer_name, producer_country, primary_category_id,
-       settlement_id, observed_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, 'RUB', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const insertAsset = db.prepare(
-    `INSERT INTO catalog_product_assets (product_id, asset_kind, sort_order, value, created_at, updated_at)
-     VALUES (?, 'image_url', ?, ?, ?, ?)`,
-  );
+): Generator<DemoRow, Listings> {
   const { stores } = plan.options;
   const pickSettlement = weightedPicker(rng, settlements);
   const counters = stores.map(() => 0);
@@ -67,46 +54,52 @@ export function writeListings(
     const rating = rng.chance(0.85) ? Math.round((3.5 + 1.5 * Math.sqrt(rng.next())) * 10) / 10 : null;
     const withComposition = kind.composition !== null && rng.chance(0.6);
     const id = s + 1;
-    insert.run(
-      id,
-      product.id,
-      store.parserName,
-      sourceId,
-      storeIndex % 2 === 0 ? String(rng.between(100_000, 999_999)) : null,
-      storeIndex % 2 === 1 ? `${store.parserName.slice(0, 3).toUpperCase()}-${sourceId}` : null,
-      `https://${store.parserName}.example.com/catalog/${sourceId}`,
-      title,
-      normalizeTitle(title),
-      brand,
-      cents(current.regular),
-      cents(current.discount),
-      cents(current.loyal),
-      rating,
-      rating === null || rng.chance(0.1) ? null : Math.floor(Math.exp(rng.next() * 8)),
-      rng.chance(0.05) ? null : current.discount === NONE ? 0 : 1,
-      rng.chance(0.05) ? null : firstRun >= newSince ? 1 : 0,
-      rng.chance(0.05) ? null : rng.chance(0.08) ? 1 : 0,
-      rng.chance(0.03) ? null : kind.adult ? 1 : 0,
-      size.saleUnit,
-      current.available === NONE ? null : current.available,
-      size.quantity,
-      size.unit,
-      withComposition ? capitalize(kind.composition ?? "") : null,
-      withComposition ? (kind.composition ?? "").toLowerCase() : null,
-      brand && rng.chance(0.5) ? `ООО «${brand}»` : null,
-      rng.chance(0.7) ? "Россия" : null,
-      rng.chance(0.03) ? null : categories[storeIndex]?.[product.kind] || null,
-      rng.chance(0.05) ? null : pickSettlement(),
-      naive(current.observedAt),
-      naive(createdAt),
-      naive(Math.max(current.observedAt, createdAt) + ingestDelay(s + 1)),
-    );
+    yield {
+      table: "catalog_products",
+      values: [
+        id,
+        product.id,
+        store.parserName,
+        sourceId,
+        storeIndex % 2 === 0 ? String(rng.between(100_000, 999_999)) : null,
+        storeIndex % 2 === 1 ? `${store.parserName.slice(0, 3).toUpperCase()}-${sourceId}` : null,
+        `https://${store.parserName}.example.com/catalog/${sourceId}`,
+        title,
+        normalizeTitle(title),
+        brand,
+        null,
+        cents(current.regular),
+        cents(current.discount),
+        cents(current.loyal),
+        "RUB",
+        rating,
+        rating === null || rng.chance(0.1) ? null : Math.floor(Math.exp(rng.next() * 8)),
+        rng.chance(0.05) ? null : current.discount !== NONE,
+        rng.chance(0.05) ? null : firstRun >= newSince,
+        rng.chance(0.05) ? null : rng.chance(0.08),
+        rng.chance(0.03) ? null : kind.adult,
+        size.saleUnit,
+        current.available === NONE ? null : current.available,
+        size.quantity,
+        size.unit,
+        withComposition ? capitalize(kind.composition ?? "") : null,
+        withComposition ? (kind.composition ?? "").toLowerCase() : null,
+        brand && rng.chance(0.5) ? `ООО «${brand}»` : null,
+        rng.chance(0.7) ? "Россия" : null,
+        rng.chance(0.03) ? null : categories[storeIndex]?.[product.kind] || null,
+        rng.chance(0.05) ? null : pickSettlement(),
+        current.observedAt,
+        createdAt,
+        Math.max(current.observedAt, createdAt) + ingestDelay(s + 1),
+      ],
+    };
     result.rows++;
     const images = 1 + rng.int(3);
     for (let n = 0; n < images; n++) {
       const url = `https://images.example.com/${store.parserName}/${sourceId}/${n + 1}.jpg`;
-      insertAsset.run(id, n, url, naive(createdAt), naive(createdAt));
       result.assets++;
+      // Explicit ids, numbered in insertion order as an autoincrement key would be, so every database gets the same ones.
+      yield { table: "catalog_product_assets", values: [result.assets, id, "image_url", n, url, createdAt, createdAt] };
     }
   }
   return result;

@@ -12,8 +12,21 @@ export const MICROS_PER_DAY = 24 * MICROS_PER_HOUR;
 const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, "0"));
 const dayPrefix = new Map<number, string>();
 
-/** Naive UTC text, e.g. `2026-02-03 09:00:00.000000`. Millions of calls: the date part is cached per day. */
+let lastMicros = Number.NaN;
+let lastText = "";
+
+/**
+ * Naive UTC text, e.g. `2026-02-03 09:00:00.000000`. Millions of calls: the date part is cached per
+ * day, and a row's repeated instant (a snapshot's valid_to_at is its observed_at) is formatted once.
+ */
 export function naive(micros: number): string {
+  if (micros === lastMicros) return lastText;
+  lastMicros = micros;
+  lastText = format(micros);
+  return lastText;
+}
+
+function format(micros: number): string {
   const day = Math.floor(micros / MICROS_PER_DAY);
   let prefix = dayPrefix.get(day);
   if (prefix === undefined) {

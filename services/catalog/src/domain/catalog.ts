@@ -3,7 +3,7 @@
  * in-memory view (refreshed when the database changes); sources, snapshots, dynamics and
  * cursors are read from the database per request.
  */
-import type { Logger } from "@platform/core";
+import { AppError, type Logger } from "@platform/core";
 import * as q from "../db/queries.js";
 import type { CatalogSource } from "../db/source.js";
 import { CatalogUnavailable } from "../db/unavailable.js";
@@ -78,6 +78,11 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** An unavailable catalog is logged by its source once per change of state, not by every check that meets it. */
+function reportedBySource(error: unknown): boolean {
+  return error instanceof CatalogUnavailable || (error instanceof AppError && error.reported);
+}
+
 export class Catalog {
   private view: CatalogView | undefined;
   private loading: Promise<CatalogView> | undefined;
@@ -90,7 +95,9 @@ export class Catalog {
 
   /** Loads the first view and re-checks the database every `intervalMs` for changes. */
   async start(intervalMs: number): Promise<void> {
-    await this.current().catch((error) => this.log?.warn({ err: error }, "catalog not loaded yet; will retry"));
+    await this.current().catch((error) => {
+      if (!reportedBySource(error)) this.log?.warn({ err: error }, "catalog not loaded yet; will retry");
+    });
     this.timer = setInterval(() => void this.refresh(), intervalMs);
     this.timer.unref();
   }
@@ -105,7 +112,7 @@ export class Catalog {
       const token = await this.source.changeToken();
       if (token !== this.view?.token) await this.reload(token);
     } catch (error) {
-      this.log?.warn({ err: error }, "catalog refresh failed; serving the last loaded data");
+      if (!reportedBySource(error)) this.log?.warn({ err: error }, "catalog refresh failed; serving the last loaded data");
     }
   }
 

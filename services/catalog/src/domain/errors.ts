@@ -31,9 +31,12 @@ export const errors = {
   rangeTooLarge: () => make(400, "requested range is too large"),
   invalidRange: () => make(400, "invalid date range"),
   invalidScope: () => make(400, "scope must be one of: stores, regions"),
-  /** The catalog database cannot be reached or read; `reason` is our own phrase, never driver text. */
+  /**
+   * The catalog database cannot be reached or read; `reason` is our own phrase, never driver text.
+   * The source logs each change of availability (watchAvailability), so answering one is not logged.
+   */
   unavailable: (reason: string, cause?: unknown) =>
-    new AppError(503, "catalog_unavailable", `catalog_unavailable: ${reason}`, undefined, { cause }),
+    new AppError(503, "catalog_unavailable", `catalog_unavailable: ${reason}`, undefined, { cause, reported: true }),
   notFound: () => make(404, "Not Found"),
   methodNotAllowed: () => make(405, "Method Not Allowed"),
 };

@@ -1,19 +1,25 @@
 /**
  * Builds the catalog's Fastify app: FastAPI-compatible error bodies (`{"detail": ...}`),
  * 404 for unknown paths, 405 for other methods on known paths, 307 from a trailing slash,
- * the OpenAPI document and its docs page.
+ * CORS, the OpenAPI document and its docs page.
  */
 import { STATUS_CODES } from "node:http";
-import swagger from "@fastify/swagger";
-import swaggerUi from "@fastify/swagger-ui";
 import { AppError, createHttpApp, type Logger } from "@platform/core";
 import type { FastifyInstance } from "fastify";
 import type { Catalog } from "../domain/catalog.js";
 import { errors } from "../domain/errors.js";
+import { registerCors } from "./cors.js";
+import { registerDocs } from "./docs.js";
+import { registerOpenApi } from "./openapi.js";
 import { pathMatcher, registerRoutes, routeSpecs } from "./routes.js";
 import { validatorCompiler } from "./validation.js";
 
-export async function buildHttpApp(catalog: Catalog, logger: Logger): Promise<FastifyInstance> {
+export interface HttpAppOptions {
+  /** Origins allowed by CORS: `["*"]` (the default) for any, `[]` for none. */
+  corsOrigins?: readonly string[];
+}
+
+export async function buildHttpApp(catalog: Catalog, logger: Logger, options: HttpAppOptions = {}): Promise<FastifyInstance> {
   const app = createHttpApp({
     logger,
     fastify: { exposeHeadRoutes: false, routerOptions: { maxParamLength: 2048 } },
@@ -28,14 +34,12 @@ export async function buildHttpApp(catalog: Catalog, logger: Logger): Promise<Fa
   });
   app.setValidatorCompiler(validatorCompiler);
 
-  await app.register(swagger, {
-    openapi: { openapi: "3.1.0", info: { title: "Endpoint Read-Only API", version: "0.1.0" } },
-  });
-  await app.register(swaggerUi, { routePrefix: "/docs" });
+  await registerCors(app, options.corsOrigins ?? ["*"]);
+  await registerOpenApi(app);
+  await registerDocs(app);
 
   const specs = routeSpecs(catalog);
   registerRoutes(app, specs, errors);
-  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
   // Starlette redirects a path with a trailing slash to the route without it (307).
   const known = pathMatcher(specs);

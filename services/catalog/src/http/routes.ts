@@ -1,6 +1,7 @@
 /** The catalog's routes: each reshapes the validated request and calls one Catalog operation. */
 import type { FastifyInstance } from "fastify";
 import type { Catalog, Paging, SeriesParams } from "../domain/catalog.js";
+import type { OperationDoc } from "./openapi.js";
 import * as s from "./schemas.js";
 import type { ObjectSchema } from "./validation.js";
 
@@ -11,9 +12,8 @@ const paging = (q: Query): Paging => ({ limit: q.limit as number, offset: q.offs
 const str = (v: unknown): string | undefined => (v === undefined ? undefined : String(v));
 const opt = <T>(v: unknown): T | undefined => (v === undefined ? undefined : (v as T));
 
-export interface RouteSpec {
+export interface RouteSpec extends OperationDoc {
   url: string;
-  summary: string;
   params?: ObjectSchema;
   querystring?: ObjectSchema;
   handle: Handler;
@@ -21,10 +21,21 @@ export interface RouteSpec {
 
 export function routeSpecs(catalog: Catalog): RouteSpec[] {
   return [
-    { url: "/healthz", summary: "Health check", handle: () => catalog.health() },
+    {
+      url: "/healthz",
+      name: "healthz",
+      tag: "health",
+      description: "Answers ok when the catalog database can be read.",
+      response: "Health",
+      handle: () => catalog.health(),
+    },
     {
       url: "/products",
-      summary: "List products",
+      name: "list_products",
+      tag: "products",
+      description: "Canonical products matching every filter given, one page at a time.",
+      response: "ProductPage",
+      errors: [400],
       querystring: s.productsQuery,
       handle: (_, q) =>
         catalog.listProducts(
@@ -47,32 +58,52 @@ export function routeSpecs(catalog: Catalog): RouteSpec[] {
     },
     {
       url: "/products/count",
-      summary: "Count unique products",
+      name: "count_products",
+      tag: "products",
+      description: "Distinct canonical products sold by any of the stores and in any of the regions given.",
+      response: "ProductCount",
       querystring: s.countQuery,
       handle: (_, q) => catalog.countProducts(q.store as string[], q.region as string[]),
     },
     {
       url: "/products/common/count",
-      summary: "Count products common to stores or regions",
+      name: "count_common_products",
+      tag: "products",
+      description:
+        "Products sold in every store given (scope=stores) or present in every region given (scope=regions); " +
+        "without a list, every store or region of the catalog is required.",
+      response: "CommonProductCount",
+      errors: [400],
       querystring: s.commonCountQuery,
       handle: (_, q) => catalog.commonCount(str(q.scope), q.store as string[], q.region as string[]),
     },
     {
       url: "/products/:canonical_product_id",
-      summary: "One product",
+      name: "get_product",
+      tag: "products",
+      response: "ProductItem",
+      errors: [404],
       params: s.productId,
       handle: (p) => catalog.getProduct(String(p.canonical_product_id)),
     },
     {
       url: "/products/:canonical_product_id/sources",
-      summary: "Sources of a product",
+      name: "list_product_sources",
+      tag: "products",
+      description: "Every store listing of the product.",
+      response: "SourcePage",
+      errors: [400, 404],
       params: s.productId,
       querystring: s.sourcesQuery,
       handle: (p, q) => catalog.listSources(String(p.canonical_product_id), String(q.sort), paging(q)),
     },
     {
       url: "/products/:canonical_product_id/snapshots",
-      summary: "Snapshots of a product",
+      name: "list_product_snapshots",
+      tag: "products",
+      description: "Price and stock history of the product's listings, newest first by default.",
+      response: "SnapshotPage",
+      errors: [400, 404],
       params: s.productId,
       querystring: s.snapshotsQuery,
       handle: (p, q) =>
@@ -85,7 +116,13 @@ export function routeSpecs(catalog: Catalog): RouteSpec[] {
     },
     {
       url: "/products/:canonical_product_id/dynamics",
-      summary: "Time series of one snapshot field",
+      name: "get_product_dynamics",
+      tag: "products",
+      description:
+        "One snapshot field of one listing on a grid of `interval` buckets from date_from to date_to (at most 20000). " +
+        "A bucket takes the value of the newest snapshot whose interval touches it, else null.",
+      response: "Dynamics",
+      errors: [400, 404, 422],
       params: s.productId,
       querystring: s.dynamicsQuery,
       handle: (p, q) =>
@@ -93,7 +130,9 @@ export function routeSpecs(catalog: Catalog): RouteSpec[] {
     },
     {
       url: "/categories",
-      summary: "List categories",
+      name: "list_categories",
+      tag: "categories",
+      response: "CategoryPage",
       querystring: s.categoriesQuery,
       handle: (_, q) =>
         catalog.listCategories(
@@ -103,25 +142,36 @@ export function routeSpecs(catalog: Catalog): RouteSpec[] {
     },
     {
       url: "/categories/:category_id",
-      summary: "One category",
+      name: "get_category",
+      tag: "categories",
+      response: "Category",
+      errors: [404],
       params: s.categoryId,
       handle: (p) => catalog.getCategory(p.category_id as number),
     },
     {
       url: "/settlements",
-      summary: "List settlements",
+      name: "list_settlements",
+      tag: "settlements",
+      response: "SettlementPage",
       querystring: s.settlementsQuery,
       handle: (_, q) => catalog.listSettlements({ country: str(q.country), region: str(q.region), q: str(q.q) }, paging(q)),
     },
     {
       url: "/settlements/:settlement_id",
-      summary: "One settlement",
+      name: "get_settlement",
+      tag: "settlements",
+      response: "Settlement",
+      errors: [404],
       params: s.settlementId,
       handle: (p) => catalog.getSettlement(p.settlement_id as number),
     },
     {
       url: "/sync/cursors",
-      summary: "Synchronisation cursors",
+      name: "list_sync_cursors",
+      tag: "sync",
+      description: "Where the converter stands in each store's feed.",
+      response: "SyncCursorList",
       querystring: s.cursorsQuery,
       handle: (_, q) => catalog.syncCursors(str(q.parser_name)),
     },
@@ -136,10 +186,11 @@ export function registerRoutes(app: FastifyInstance, specs: RouteSpec[], failure
       spec.url,
       {
         schema: {
-          summary: spec.summary,
           ...(spec.params ? { params: spec.params } : {}),
           ...(spec.querystring ? { querystring: spec.querystring } : {}),
         },
+        // Read by the OpenAPI document (openapi.ts), not by Fastify.
+        config: { openapi: spec satisfies OperationDoc },
       },
       async (request) => {
         const params = request.params as Query;

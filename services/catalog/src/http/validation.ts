@@ -14,13 +14,19 @@ export interface ParamSchema {
   minLength?: number;
   items?: { type: "string" };
   description?: string;
+  /** Documentation only: the handlers check these values themselves (400, as the original). */
   enum?: readonly string[];
+  /** Documentation only: the handler parses it (422 with its own message, as the original). */
+  format?: "date-time";
 }
 
 export interface ObjectSchema {
   type: "object";
   properties: Record<string, ParamSchema>;
+  /** Missing -> 422 from validation. */
   required?: readonly string[];
+  /** Required too, but a missing value reaches the handler, which answers it (documented as required). */
+  checkedByHandler?: readonly string[];
 }
 
 /** Integers are exact in JSON and JS up to 2^53 - 1; beyond that the original failed in its driver. */

@@ -10,7 +10,7 @@ import { createLogger, type Database, openScratchDatabase } from "@platform/core
 import SqliteDatabase from "better-sqlite3";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll } from "vitest";
-import { buildApp } from "../../src/app.js";
+import { buildApp, type CatalogAppDeps } from "../../src/app.js";
 import { catalogDdl } from "../../src/db/ddl.js";
 import { openPostgresSource, openSqliteSource } from "../../src/db/source.js";
 import { call, type Method, type Reply } from "./http.js";
@@ -196,6 +196,20 @@ export function createPostgresDatabase(): Promise<{ db: Database; dispose(): Pro
 
 export const silentLogger = createLogger({ level: "silent" });
 
+/** The app over the SQLite file at `path`; close() also deletes `dir`, the test's scratch directory. */
+export async function serveSqlite(path: string, dir: string, options: Partial<CatalogAppDeps> = {}): Promise<FixtureCatalog> {
+  const source = openSqliteSource(path);
+  const app = await buildApp({ source, logger: silentLogger, ...options });
+  return {
+    app,
+    async close() {
+      await app.close();
+      await source.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** Schema + `script` only (no fixture), served by a freshly built app. */
 export async function openCatalog(backend: Backend, script: ExtraSql = ""): Promise<FixtureCatalog> {
   const text = typeof script === "function" ? script(backend) : script;
@@ -209,16 +223,7 @@ export async function openCatalog(backend: Backend, script: ExtraSql = ""): Prom
     } finally {
       file.close();
     }
-    const source = await openSqliteSource(path);
-    const app = await buildApp({ source, logger: silentLogger });
-    return {
-      app,
-      async close() {
-        await app.close();
-        await source.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
+    return serveSqlite(path, dir);
   }
   const { db, dispose } = await createPostgresDatabase();
   await db.exec(catalogDdl("postgres"));
