@@ -1,60 +1,156 @@
 /**
- * `npm start`: every service of the platform in one process, on embedded defaults. Each
- * service's configuration is read first, so a bad setting anywhere stops start-up with one
- * message naming every problem. A missing SQLite catalog is replaced by a generated demo.
+ * `npm start`: the whole platform in one process on embedded defaults, as `supabase start` or
+ * Hasura's quick start give it: local keys kept per data directory, one embedded PostgreSQL for
+ * auth and graphql, a demo catalog, the gateway in front, and a summary of where everything is
+ * once it all answers. Every service's configuration is read first, so a bad setting anywhere
+ * stops start-up with one message naming every problem.
  */
 import { existsSync } from "node:fs";
-import { readAuthConfig, startAuth, withLocalDefaults } from "@platform/auth";
-import { DEMO_SIZE, generateCatalog, readCatalogConfig, startCatalog } from "@platform/catalog";
-import { type Closer, ConfigError, createLogger, handleShutdown, loadEnv } from "@platform/core";
-import { readGraphqlConfig, startGraphql } from "@platform/graphql";
+import { join } from "node:path";
+import {
+  type Closer,
+  ConfigError,
+  createLogger,
+  type Database,
+  handleShutdown,
+  isPrettyFormat,
+  loadEnv,
+  openDatabase,
+} from "@platform/core";
+import { sharedDatabaseDir } from "./local/env.js";
+import { readStartSettings, type StartSettings } from "./local/settings.js";
 
 const env = loadEnv();
-const problems: string[] = [];
-const read = <T>(readService: () => T): T | undefined => {
-  try {
-    return readService();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    problems.push(...error.problems);
-    return undefined;
-  }
-};
+let settings: StartSettings;
+try {
+  settings = readStartSettings(env);
+} catch (error) {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+}
+const logger = createLogger({ level: settings.logLevel, format: settings.logFormat });
+const closers: Closer[] = [];
+handleShutdown(logger, closers);
 
-// The auth service requires a few settings; on a fresh clone they get local-development values.
-const authEnv = withLocalDefaults(env);
-const catalogConfig = read(() => readCatalogConfig(env));
-const authConfig = read(() => readAuthConfig(authEnv.env));
-const graphqlConfig = read(() => readGraphqlConfig(env));
-if (problems.length > 0 || !catalogConfig || !authConfig || !graphqlConfig) {
-  console.error(new ConfigError(problems).message);
+const loopback = (host: string) => host === "127.0.0.1" || host === "localhost" || host === "::1";
+
+async function openSharedDatabase(dataDir: string): Promise<Database> {
+  const fresh = !existsSync(dataDir);
+  const opening = performance.now();
+  if (fresh) logger.info({ dataDir }, "creating the embedded PostgreSQL database for auth and graphql (first start only, a few seconds)");
+  const db = await openDatabase({ dataDir });
+  if (fresh) logger.info({ seconds: Math.round(performance.now() - opening) / 1000 }, "embedded PostgreSQL database created");
+  return db;
+}
+
+// The embedded database takes the longest to open (and to create, on a first start): it starts
+// now, and the services' code loads while it works.
+const sharedDir = sharedDatabaseDir(env, settings.dataDir);
+const sharedDbOpening = sharedDir ? openSharedDatabase(sharedDir) : undefined;
+// Settled either way before anything awaits it, so a failure is never an unhandled rejection.
+sharedDbOpening?.catch(() => {});
+
+const [
+  { startAuth },
+  { startGateway },
+  { startGraphql },
+  { startCatalogWithDemo },
+  { waitHealthy },
+  plans,
+  { printable },
+  starter,
+  summaries,
+] = await Promise.all([
+  import("@platform/auth"),
+  import("@platform/gateway"),
+  import("@platform/graphql"),
+  import("./local/catalog.js"),
+  import("./local/health.js"),
+  import("./local/plan.js"),
+  import("./local/secrets.js"),
+  import("./local/starter.js"),
+  import("./local/summary.js"),
+]);
+
+let plan: Awaited<ReturnType<typeof plans.planStart>>;
+try {
+  plan = await plans.planStart(env);
+} catch (error) {
+  console.error(error instanceof ConfigError ? error.message : error);
+  await sharedDbOpening?.then((db) => db.close()).catch(() => {});
   process.exit(1);
 }
 
-const logger = createLogger({ level: catalogConfig.logLevel });
-const closers: Closer[] = [];
-handleShutdown(logger, closers);
-if (authEnv.filled.length > 0) {
-  logger.warn(
-    { settings: authEnv.filled },
-    "auth settings not configured: using local-development values (set them for any real deployment)",
-  );
+function warnAboutEarlierLayout(dataDir: string): void {
+  const earlier = ["auth", "graphql"].map((name) => join(dataDir, name)).filter((dir) => existsSync(dir));
+  if (earlier.length > 0) {
+    logger.warn(
+      { earlier },
+      "auth and graphql now share one embedded database in the data directory's postgres/; the older directories are no longer read",
+    );
+  }
 }
 
 try {
-  if (catalogConfig.database.kind === "sqlite" && !existsSync(catalogConfig.database.path)) {
-    logger.info({ path: catalogConfig.database.path, ...DEMO_SIZE }, "no catalog database; generating a demo catalog");
-    const counts = generateCatalog(catalogConfig.database.path, DEMO_SIZE);
-    logger.info({ products: counts.products, snapshots: counts.snapshots, seconds: counts.seconds }, "demo catalog ready");
-  }
-  const catalog = await startCatalog(catalogConfig, logger.child({ service: "catalog" }));
-  closers.push(() => catalog.close());
-  const auth = await startAuth(authConfig, logger.child({ service: "auth" }));
-  closers.push(() => auth.close());
-  const graphql = await startGraphql(graphqlConfig, logger.child({ service: "graphql" }));
-  closers.push(() => graphql.close());
-  logger.info({ catalog: catalog.url, auth: auth.url, graphql: graphql.url }, "platform started");
+  if (plan.local.filled.length > 0) logger.info({ settings: plan.local.filled }, "local-development values for settings not configured");
+  const { sharedDataDir } = plan.local;
+  if (sharedDataDir) warnAboutEarlierLayout(settings.dataDir);
+
+  // The catalog needs no database of ours: it starts while the embedded PostgreSQL is created.
+  const catalogStarting = startCatalogWithDemo(plan.catalog, logger.child({ service: "catalog" }));
+  const sharedDb = await sharedDbOpening;
+  if (sharedDb) closers.push(() => sharedDb.close());
+  const prefill =
+    printable(plan.secrets.graphqlAdminSecret) && loopback(plan.graphql.host) && loopback(plan.gateway.host)
+      ? plan.secrets.graphqlAdminSecret.value
+      : undefined;
+  const starting = [
+    catalogStarting,
+    startAuth(plan.auth, logger.child({ service: "auth" }), sharedDb ? { db: sharedDb } : {}),
+    startGraphql(plan.graphql, logger.child({ service: "graphql" }), {
+      ...(sharedDb ? { db: sharedDb } : {}),
+      ...(prefill ? { consoleAdminSecret: prefill } : {}),
+    }),
+  ] as const;
+  const outcomes = await Promise.allSettled(starting);
+  for (const outcome of outcomes) if (outcome.status === "fulfilled") closers.push(() => outcome.value.close());
+  const failed = outcomes.find((outcome) => outcome.status === "rejected");
+  if (failed) throw failed.reason;
+  const [catalog, auth, graphql] = outcomes.map((o) => (o as PromiseFulfilledResult<{ url: string; close(): Promise<void> }>).value) as [
+    { url: string; close(): Promise<void> },
+    { url: string; close(): Promise<void> },
+    { url: string; close(): Promise<void> },
+  ];
+  const gateway = await startGateway(plan.gateway, logger.child({ service: "gateway" }));
+  closers.push(() => gateway.close());
+
+  await waitHealthy([
+    `${catalog.url}/healthz`,
+    `${auth.url}/health`,
+    `${graphql.url}/healthz`,
+    `${gateway.url}/auth/v1/.well-known/jwks.json`,
+  ]);
+  // With no admin secret at all every request is admin; the starter then needs none either.
+  await starter.loadStarter(graphql.url, plan.secrets.graphqlAdminSecret.value, logger.child({ service: "graphql" }));
+  const summary = summaries.buildSummary({
+    startedInMs: performance.now(),
+    gateway: plan.local.gatewayUrl,
+    auth: auth.url,
+    graphql: graphql.url,
+    catalog: catalog.url,
+    secrets: plan.secrets,
+    autoconfirm: plan.auth.mailer.autoconfirm,
+    dataDir: settings.dataDir,
+    sharedDatabase: sharedDataDir,
+    catalogDatabase: plan.catalog.database.kind === "sqlite" ? plan.catalog.database.path : "PostgreSQL",
+    cwd: process.cwd(),
+  });
+  // From this process's start (performance's time origin), so loading the code counts too.
+  const seconds = performance.now() / 1000;
+  if (isPrettyFormat(settings.logFormat)) process.stdout.write(`${summaries.summaryLines(summary, seconds).join("\n")}\n`);
+  else logger.info({ seconds: Math.round(seconds * 10) / 10, ...summary }, "platform ready");
 } catch (error) {
   logger.fatal({ err: error }, "start-up failed");
+  for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => {});
   process.exit(1);
 }

@@ -10,6 +10,8 @@ import { ident, sql } from "./sql.js";
 
 export interface ScratchDatabase {
   db: Database;
+  /** The database's URL when it is on a server (for a process of its own to connect to); undefined on PGlite. */
+  url?: string;
   dispose(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export async function openScratchDatabase(serverUrl: string | undefined, prefix 
   const db = await openDatabase({ url: url.toString(), maxConnections: 4 });
   return {
     db,
+    url: url.toString(),
     async dispose() {
       await db.close();
       await onServer(serverUrl, (admin) => admin.query(sql`DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`));

@@ -1,0 +1,144 @@
+/**
+ * `npm start`'s local values: every service's configuration completed where the environment
+ * (and `.env`) leave it unset, so a fresh clone starts with nothing to configure. A value that is
+ * set always wins; each filled name is reported, and none of this applies to the services'
+ * own start commands.
+ */
+import { resolve } from "node:path";
+import type { Env } from "@platform/core";
+import type { LocalSecrets } from "./secrets.js";
+
+export interface LocalPorts {
+  gateway: number;
+  auth: number;
+  graphql: number;
+  catalog: number;
+}
+
+export interface LocalEnv {
+  env: Env;
+  /** Names given a local value (the summary and the start-up warning list them). */
+  filled: string[];
+  /** One embedded database for auth and graphql, or null when either has its own settings. */
+  sharedDataDir: string | null;
+  gatewayUrl: string;
+}
+
+const isSet = (env: Env, names: readonly string[]) => names.some((name) => (env[name] ?? "").trim() !== "");
+
+/** The names each setting goes by, as the services read them (the first is the one filled). */
+export const NAMES = {
+  authSiteUrl: ["AUTH_SITE_URL", "GOTRUE_SITE_URL"],
+  authExternalUrl: ["AUTH_API_EXTERNAL_URL", "GOTRUE_API_EXTERNAL_URL", "API_EXTERNAL_URL"],
+  authDriver: ["AUTH_DB_DRIVER", "GOTRUE_DB_DRIVER"],
+  authJwtSecret: ["AUTH_JWT_SECRET", "GOTRUE_JWT_SECRET"],
+  authAutoconfirm: ["AUTH_MAILER_AUTOCONFIRM", "GOTRUE_MAILER_AUTOCONFIRM"],
+  authHost: ["AUTH_API_HOST", "GOTRUE_API_HOST"],
+  authPort: ["AUTH_API_PORT", "GOTRUE_API_PORT", "PORT", "API_PORT"],
+  authDatabase: ["AUTH_DB_DATABASE_URL", "GOTRUE_DB_DATABASE_URL", "DATABASE_URL", "DB_DATABASE_URL"],
+  authDataDir: ["AUTH_DATA_DIR", "GOTRUE_DATA_DIR"],
+  graphqlAdminSecret: ["HASURA_GRAPHQL_ADMIN_SECRET", "HASURA_GRAPHQL_ACCESS_KEY"],
+  graphqlAuth: ["HASURA_GRAPHQL_JWT_SECRET", "HASURA_GRAPHQL_JWT_SECRETS", "HASURA_GRAPHQL_AUTH_HOOK"],
+  graphqlHost: ["HASURA_GRAPHQL_SERVER_HOST"],
+  graphqlPort: ["HASURA_GRAPHQL_SERVER_PORT"],
+  graphqlDatabase: ["HASURA_GRAPHQL_DATABASE_URL", "HASURA_GRAPHQL_METADATA_DATABASE_URL"],
+  graphqlDataDir: ["HASURA_GRAPHQL_DATA_DIR"],
+  catalogDb: ["ENDPOINT_CATALOG_DB", "CATALOG_DB"],
+  catalogHost: ["CATALOG_HOST"],
+  catalogPort: ["CATALOG_PORT"],
+  gatewayHost: ["GATEWAY_HOST"],
+  gatewayPort: ["GATEWAY_PORT"],
+  gatewayAnon: ["GATEWAY_ANON_KEY", "ANON_KEY", "SUPABASE_ANON_KEY"],
+  gatewayService: ["GATEWAY_SERVICE_ROLE_KEY", "SERVICE_ROLE_KEY", "SUPABASE_SERVICE_KEY"],
+  gatewayPublishable: ["GATEWAY_PUBLISHABLE_KEY", "SUPABASE_PUBLISHABLE_KEY"],
+  gatewaySecret: ["GATEWAY_SECRET_KEY", "SUPABASE_SECRET_KEY"],
+} as const;
+
+/** Ports as configured, 0 where unset (callers pick the defaults or free ports). */
+export function configuredPort(env: Env, names: readonly string[], fallback: number): number {
+  for (const name of names) {
+    const raw = env[name]?.trim();
+    if (raw && /^\d+$/.test(raw)) return Number(raw);
+  }
+  return fallback;
+}
+
+/** The embedded database auth and graphql share, unless either has a database or data directory of its own. */
+export function sharedDatabaseDir(env: Env, dataDir: string): string | null {
+  const embedded = !isSet(env, NAMES.authDatabase) && !isSet(env, NAMES.graphqlDatabase);
+  const ownDirs = isSet(env, NAMES.authDataDir) || isSet(env, NAMES.graphqlDataDir);
+  return embedded && !ownDirs ? resolve(dataDir, "postgres") : null;
+}
+
+export function localEnv(env: Env, secrets: LocalSecrets, dataDir: string, ports: LocalPorts): LocalEnv {
+  const out: Record<string, string | undefined> = { ...env };
+  const filled: string[] = [];
+  const fill = (names: readonly string[], value: string) => {
+    if (isSet(env, names)) return;
+    out[names[0] as string] = value;
+    filled.push(names[0] as string);
+  };
+  const gatewayUrl = `http://localhost:${ports.gateway}`;
+  const loopback = "127.0.0.1";
+
+  // Ports are fixed up front (free ones where 0 was asked for) so every URL below is known; a
+  // value that is not a port is left for the service's own check to report.
+  const setPort = (names: readonly string[], port: number) => {
+    const given = names.map((name) => env[name]?.trim()).find((value) => value);
+    if (given === undefined || given === "0") out[names[0] as string] = String(port);
+  };
+  setPort(NAMES.gatewayPort, ports.gateway);
+  setPort(NAMES.authPort, ports.auth);
+  setPort(NAMES.graphqlPort, ports.graphql);
+  setPort(NAMES.catalogPort, ports.catalog);
+
+  // Local means local: every listener on loopback unless told otherwise (the keys are printed).
+  fill(NAMES.gatewayHost, loopback);
+  fill(NAMES.authHost, loopback);
+  fill(NAMES.graphqlHost, loopback);
+  fill(NAMES.catalogHost, loopback);
+
+  fill(NAMES.authSiteUrl, "http://localhost:3000");
+  // Links in mail and the tokens' issuer name the gateway, where clients reach auth.
+  fill(NAMES.authExternalUrl, `${gatewayUrl}/auth/v1`);
+  fill(NAMES.authDriver, "postgres");
+  fill(NAMES.authJwtSecret, secrets.jwtSecret.value);
+  // No mail is delivered yet, so sign-ups are confirmed at once (the summary says so).
+  fill(NAMES.authAutoconfirm, "true");
+  fill(NAMES.graphqlAdminSecret, secrets.graphqlAdminSecret.value);
+  fill(NAMES.catalogDb, `sqlite:///${resolve(dataDir, "catalog.db")}`);
+
+  fill(NAMES.gatewayAnon, secrets.anonKey.value);
+  fill(NAMES.gatewayService, secrets.serviceRoleKey.value);
+  if (secrets.publishableKey) fill(NAMES.gatewayPublishable, secrets.publishableKey.value);
+  if (secrets.secretKey) fill(NAMES.gatewaySecret, secrets.secretKey.value);
+
+  const sharedDataDir = sharedDatabaseDir(env, dataDir);
+  if (!sharedDataDir) {
+    fill(NAMES.authDataDir, resolve(dataDir, "auth"));
+    fill(NAMES.graphqlDataDir, resolve(dataDir, "graphql"));
+  }
+  return { env: out, filled, sharedDataDir, gatewayUrl };
+}
+
+/**
+ * HASURA_GRAPHQL_JWT_SECRETS trusting both kinds of tokens at once (Hasura picks the entry by
+ * `iss`): user sessions from the auth service, verified through its JWKS (or with the shared
+ * secret when auth signs HS256), their `role` claim the GraphQL role and `sub` the user id; and
+ * the API keys, HS256 with the JWT secret, their Hasura claims in the default namespace.
+ */
+export function graphqlJwtSecrets(
+  auth: { jwksUrl: string; issuer: string; algorithm: string; secret: string; roles: string[] },
+  apiKeyIssuer: string,
+) {
+  const claimsMap = {
+    "x-hasura-allowed-roles": auth.roles,
+    "x-hasura-default-role": { path: "$.role" },
+    "x-hasura-user-id": { path: "$.sub" },
+  };
+  const sessions = auth.algorithm === "HS256" ? { type: "HS256", key: auth.secret } : { jwk_url: auth.jwksUrl };
+  return [
+    { ...sessions, issuer: auth.issuer, claims_map: claimsMap },
+    { type: "HS256", key: auth.secret, issuer: apiKeyIssuer },
+  ];
+}
