@@ -1,6 +1,6 @@
 /**
- * The database work each route costs in the original implementation (reference/catalog.md 5.1,
- * 5.6, 5.7, 7), run directly with better-sqlite3 on one connection. It is the yardstick for the
+ * The database work each route costs in the original service (/products, the count routes and
+ * /dynamics), run directly with better-sqlite3 on one connection. It is the yardstick for the
  * service: "ratio" in the report is service requests/s over these operations/s.
  */
 import type BetterSqlite3 from "better-sqlite3";

@@ -84,7 +84,7 @@ async function metricReader(settings: TelemetrySettings): Promise<{ reader: Metr
   const { metrics } = settings;
   if (metrics.exporter === "prometheus") {
     const { host, port } = metrics.prometheus;
-    // The spec serves metrics on `/`; the server starts here so a taken port fails start-up.
+    // GoTrue serves metrics on `/`; the server starts here so a taken port fails start-up.
     const exporter = new PrometheusExporter({ host, port, endpoint: "/", preventServerStart: true });
     await exporter.startServer();
     return { reader: exporter, url: `http://${host.includes(":") ? `[${host}]` : host}:${port}/` };

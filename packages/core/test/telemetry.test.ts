@@ -48,7 +48,7 @@ afterEach(async () => {
 });
 
 describe("telemetry", () => {
-  it("writes routes the way the spec names them", () => {
+  it("writes routes the way GoTrue's traces name them", () => {
     expect(routeTemplate("/admin/users/:user_id")).toBe("/admin/users/{user_id}");
     expect(routeTemplate("/a/:x/b/:y_2")).toBe("/a/{x}/b/{y_2}");
   });

@@ -24,7 +24,7 @@ import {
 export { type ConfiguredKey, SIGNING_ALGORITHMS, type SigningAlgorithm } from "./config/jwt-keys.js";
 export { PROVIDERS, type ProviderName } from "./config/providers.js";
 
-/** The spec's levels (panic..debug) plus pino's own; panic maps to fatal. */
+/** GoTrue's levels (panic..debug) plus pino's own; panic maps to fatal. */
 const LOG_LEVELS = ["panic", "fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 function postgresUrl(raw: string | undefined): string | undefined {

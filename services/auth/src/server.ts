@@ -47,7 +47,7 @@ function warnAboutInactiveSettings(config: AuthConfig, logger: Logger): void {
   if (inactive.length > 0) logger.warn({ settings: inactive }, "these settings are validated but not acted on yet");
 }
 
-/** The spec's observability settings; resource attribute `auth.version` carries the build version. */
+/** GoTrue's observability settings; resource attribute `auth.version` carries the build version. */
 export function telemetrySettings(config: AuthConfig): TelemetrySettings {
   const t = config.telemetry;
   return {

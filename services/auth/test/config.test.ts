@@ -25,7 +25,7 @@ function problems(env: Record<string, string>): string[] {
 }
 
 describe("auth configuration", () => {
-  it("applies the spec's defaults", () => {
+  it("applies the documented defaults", () => {
     const config = readAuthConfig(REQUIRED);
     expect(config.api).toMatchObject({ port: 8081, host: "0.0.0.0", externalUrl: "http://localhost:8081" });
     expect(config.jwt).toMatchObject({

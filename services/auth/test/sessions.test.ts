@@ -1,4 +1,4 @@
-/** Refresh-token rotation, reuse and sign-out scopes (spec "States and transitions", reference 4.3). */
+/** Refresh-token rotation, reuse and sign-out scopes. */
 import { sql } from "@platform/core";
 import { AuthSessionMissingError } from "@supabase/auth-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

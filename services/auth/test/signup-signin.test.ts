@@ -45,7 +45,7 @@ describe.each(backends)("sign-up and sign-in on %s", (backend) => {
     await database?.dispose();
   });
 
-  it("signs up with autoconfirm and gets a session with the user of reference 3.2", async () => {
+  it("signs up with autoconfirm and gets a session with GoTrue's user object", async () => {
     const address = email();
     const { data, error } = await auto
       .client()
@@ -75,7 +75,7 @@ describe.each(backends)("sign-up and sign-in on %s", (backend) => {
     expect(user).not.toHaveProperty("confirmation_token");
   });
 
-  it("signs in with a password and carries the claims of reference 3.1", async () => {
+  it("signs in with a password and carries GoTrue's access-token claims", async () => {
     const address = email();
     await auto.client().signUp({ email: address, password: "secret-1" });
     const client = auto.client();

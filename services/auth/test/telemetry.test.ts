@@ -1,6 +1,6 @@
 /**
- * The spec's observability: METRICS_ENABLED with the Prometheus exporter (scraped on `/`), and
- * TRACING_ENABLED exporting every request as a span with the parametrised route and its
+ * GoTrue's observability settings: METRICS_ENABLED with the Prometheus exporter (scraped on `/`),
+ * and TRACING_ENABLED exporting every request as a span with the parametrised route and its
  * parameters (`http.route`, `http.route.params.<key>`) to an OTLP/HTTP collector in this process.
  */
 import { freePort, startHttpSink } from "@platform/core";

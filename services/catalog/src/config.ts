@@ -1,4 +1,4 @@
-/** The catalog's configuration, read once at start-up (reference 2; issue: CATALOG_HOST/PORT; CORS). */
+/** The catalog's configuration, read once at start-up: the original service's settings plus CATALOG_HOST/PORT and CORS. */
 import { custom, type Env, integer, LOG_FORMATS, oneOf, readConfig, string } from "@platform/core";
 import { DEFAULT_SQLITE_CACHE_MB } from "./db/source.js";
 import { parseCatalogUrl } from "./db/url.js";

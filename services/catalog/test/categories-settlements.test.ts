@@ -1,4 +1,4 @@
-/** GET /categories[/{id}] and GET /settlements[/{id}] (reference 5.8, 5.9). */
+/** GET /categories[/{id}] and GET /settlements[/{id}]. */
 import { describe, expect, it } from "vitest";
 import { type Backend, backends, category, insert, openFixtureCatalog, settlement, url, useCatalog } from "./support/fixture.js";
 

@@ -1,4 +1,4 @@
-/** GET /products/count and GET /products/common/count (reference 5.6, 5.7). */
+/** GET /products/count and GET /products/common/count. */
 import { describe, expect, it } from "vitest";
 import { backends, openCatalog, url, useCatalog } from "./support/fixture.js";
 

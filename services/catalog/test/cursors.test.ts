@@ -1,4 +1,4 @@
-/** GET /sync/cursors (reference 5.10). */
+/** GET /sync/cursors. */
 import { describe, expect, it } from "vitest";
 import { type Backend, backends, insert, openFixtureCatalog, useCatalog } from "./support/fixture.js";
 

@@ -1,6 +1,7 @@
 /**
- * Bucket filling of GET /products/{id}/dynamics on extra snapshots (reference 7, steps 5-8,
- * and the naive-timestamp fix of section 9 items 2-3).
+ * Bucket filling of GET /products/{id}/dynamics on extra snapshots: which snapshots are loaded,
+ * how they are clipped to buckets and which one wins, and our fix for stored timestamps without
+ * an offset (read as UTC, compared as instants).
  */
 import { describe, expect, it } from "vitest";
 import { type Backend, backends, insert, naive, openFixtureCatalog, snapshot, url, useCatalog, type Value } from "./support/fixture.js";
@@ -104,7 +105,7 @@ describe.each(backends)("dynamics buckets [%s]", (backend) => {
     expect((await series("dyn-overlap", "1d", "2026-03-04T00:00:00Z", "2026-03-05T23:00:00Z")).values).toEqual([20, 40]);
   });
 
-  describe("stored timestamps without offset are UTC instants (fix, reference 9.2-9.3)", () => {
+  describe("stored timestamps without offset are UTC instants (deliberate fix)", () => {
     it("a snapshot at naive 2026-02-01 10:00:00 is inside date_from=2026-02-01T00:00:00Z", async () => {
       const res = await series("dyn-naive", "1d", "2026-02-01T00:00:00Z", "2026-02-01T23:59:59Z");
       expect(res.values).toEqual([42]);

@@ -1,6 +1,6 @@
 /**
  * GET /products/{id}/dynamics on the original fixture: worked examples, date parsing,
- * validation order and the error catalogue (reference sections 6 and 7).
+ * validation order and the error catalogue, as in the original service.
  * Fixture: prod-1/fixprice/fp-1 snapshots 101 (02-01 10:00, price 100, available 5),
  * 102 (02-01 15:00, 90, 4), 103 (02-03 09:00, 80, 3); prod-1/chizhik/ch-1 104 (02-02 12:00, 120);
  * prod-interval/fixprice/fp-int 201 valid 02-10 10:00..12:00, price 77.

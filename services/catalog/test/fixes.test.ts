@@ -1,6 +1,6 @@
 /**
- * The deliberate fixes of reference section 9 that our service makes: naive stored timestamps
- * are UTC, Unicode case-insensitive matching, literal `%`/`_` in q, sorted parsers, huge
+ * The deliberate fixes of the original service's weaknesses that our service makes: naive stored
+ * timestamps are UTC, Unicode case-insensitive matching, literal `%`/`_` in q, sorted parsers, huge
  * integers rejected with 422 (never 500). Plus the count routes' region fallback.
  */
 import { describe, expect, it } from "vitest";
@@ -248,7 +248,7 @@ describe.each(backends)("deliberate fixes [%s]", (backend) => {
     });
   });
 
-  describe("route precedence (reference 5)", () => {
+  describe("route precedence (the original's route order)", () => {
     it("/products/count is the count route; the product 'count' is reachable through its sub-routes", async () => {
       const count = await catalog.get("/products/count");
       expect(count.status).toBe(200);

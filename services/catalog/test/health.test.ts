@@ -1,4 +1,4 @@
-/** GET /healthz (reference 5.0, fix 9.11: no driver text leaks; the service recovers when the database appears). */
+/** GET /healthz (deliberate fix: no driver text leaks; the service recovers when the database appears). */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

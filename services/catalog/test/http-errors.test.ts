@@ -1,6 +1,6 @@
 /**
- * Framework-level behaviour (reference 4 and 6): 404 for unknown paths, 405 for non-GET
- * methods, 307 for a trailing slash, FastAPI-shaped 422 bodies, JSON error bodies everywhere.
+ * Framework-level behaviour: 404 for unknown paths, 405 for non-GET methods, 307 for a trailing
+ * slash, FastAPI-shaped 422 bodies, JSON error bodies everywhere.
  */
 import { describe, expect, it } from "vitest";
 import { backends, type Method, useCatalog } from "./support/fixture.js";

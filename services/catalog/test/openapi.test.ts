@@ -1,6 +1,6 @@
 /**
- * GET /openapi.json and GET /docs (reference section 2: FastAPI's defaults, title "Endpoint
- * Read-Only API"): the document's structure, FastAPI's naming, agreement with the routes'
+ * GET /openapi.json and GET /docs (FastAPI's defaults, as the original service has them, title
+ * "Endpoint Read-Only API"): the document's structure, FastAPI's naming, agreement with the routes'
  * validation schemas, `servers` behind a prefix, and the docs page's assets.
  * Response bodies are checked against the document in openapi-responses.test.ts.
  */

@@ -1,4 +1,4 @@
-/** GET /products/{id}, /products/{id}/sources, /products/{id}/snapshots (reference 5.2-5.4). */
+/** GET /products/{id}, /products/{id}/sources, /products/{id}/snapshots. */
 import { describe, expect, it } from "vitest";
 import { prod1Item, prod2Item, snapshot103, source1 } from "./support/expected.js";
 import { backends, imageOf, useCatalog } from "./support/fixture.js";

@@ -1,6 +1,6 @@
 /**
- * GET /products filters on the original fixture (reference 5.1). Effective prices: row 1
- * (prod-1/fixprice) 90, row 2 (prod-1/chizhik) 110, row 3 (prod-2/fixprice) 115.
+ * GET /products filters on the original fixture. Effective prices: row 1 (prod-1/fixprice) 90,
+ * row 2 (prod-1/chizhik) 110, row 3 (prod-2/fixprice) 115.
  * Booleans: row 1 promo, hit=false, adult=false; row 2 is_new, hit/adult NULL; row 3 hit, adult=false.
  */
 import { describe, expect, it } from "vitest";

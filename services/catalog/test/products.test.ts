@@ -1,4 +1,4 @@
-/** GET /products on the original fixture: shape, defaults, pagination, sorts (reference 5.1). */
+/** GET /products on the original fixture: shape, defaults, pagination, sorts. */
 import { describe, expect, it } from "vitest";
 import { ids, prod1Item, prod2Item, productItemKeys } from "./support/expected.js";
 import { backends, useCatalog } from "./support/fixture.js";
@@ -51,7 +51,7 @@ describe.each(backends)("GET /products [%s]", (backend) => {
     expect(item.observed_at_latest).toBe("2026-02-04T09:00:00Z");
   });
 
-  it("sorts parsers ascending (deliberate fix, reference 9.10)", async () => {
+  it("sorts parsers ascending (deliberate fix)", async () => {
     const res = await catalog.get("/products/prod-1");
     expect(res.body.parsers).toEqual(["chizhik", "fixprice"]);
   });

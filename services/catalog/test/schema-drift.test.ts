@@ -1,7 +1,7 @@
 /**
- * Later converter schemas (reference 3.4) drop tables and columns and make canonical ids native
- * UUIDs. The service reads what is there: missing columns as null, missing tables as empty, and a
- * non-UUID id on a uuid column as unknown (404), never a 500.
+ * Later converter schemas drop tables and columns and make canonical ids native UUIDs. The service
+ * reads what is there: missing columns as null, missing tables as empty, and a non-UUID id on a
+ * uuid column as unknown (404), never a 500.
  */
 import { describe, expect, it } from "vitest";
 import { backends, insert, openCatalog, product, snapshot, T, useCatalog } from "./support/fixture.js";

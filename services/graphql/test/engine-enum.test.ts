@@ -1,4 +1,7 @@
-/** Enum tables (reference/hasura.md 1.10): referencing columns become GraphQL enums with their own comparison type. */
+/**
+ * Enum tables (https://hasura.io/docs/latest/schema/postgres/enums): referencing columns become
+ * GraphQL enums with their own comparison type.
+ */
 import { describe, expect, it } from "vitest";
 import type { Metadata } from "../src/engine/metadata/types.js";
 import { testBackends } from "./support/db.js";

@@ -19,7 +19,7 @@ export interface AdminActor {
   auditActor: { id: string; email: string; phone: null };
 }
 
-/** POST /invite also admits these roles (the spec), besides JWT_ADMIN_ROLES. */
+/** POST /invite also admits these roles, besides JWT_ADMIN_ROLES. */
 export const INVITE_ROLES = ["service_role", "platform_admin"] as const;
 
 export async function authenticateAdmin(

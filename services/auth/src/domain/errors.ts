@@ -1,7 +1,7 @@
 /**
  * The auth service's error catalogue: every error it answers is made here, with GoTrue's
- * `error_code`, HTTP status and message (reference 2.3/2.4). The HTTP layer renders them in
- * the legacy or the 2024-01-01 body shape.
+ * `error_code` (internal/api/apierrors/errorcode.go), HTTP status and message. The HTTP layer
+ * renders them in the legacy or the 2024-01-01 body shape.
  */
 import { AppError } from "@platform/core";
 
@@ -34,7 +34,7 @@ export const errors = {
   emailLoginsDisabled: () => make(422, "email_provider_disabled", "Email logins are disabled"),
   phoneLoginsDisabled: () => make(422, "phone_provider_disabled", "Phone logins are disabled"),
   anonymousDisabled: () => make(422, "anonymous_provider_disabled", "Anonymous sign-ins are disabled"),
-  /** The spec answers a duplicate phone sign-up with 400; GoTrue uses 422 for email. */
+  /** GoTrue's README documents 400 for a duplicate sign-up with autoconfirm (we keep it for phone); GoTrue uses 422 for email. */
   userAlreadyExists: (status: 400 | 422) => make(status, "user_already_exists", "User already registered"),
   emailExists: () => make(422, "email_exists", "A user with this email address has already been registered"),
   phoneExists: () => make(422, "phone_exists", "A user with this phone number has already been registered"),

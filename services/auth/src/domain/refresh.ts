@@ -1,5 +1,5 @@
 /**
- * grant_type=refresh_token (spec "States and transitions", reference 4.3):
+ * grant_type=refresh_token, with the rotation and reuse rules GoTrue's README documents:
  * - a valid token is revoked and a child issued;
  * - the revoked parent of the session's active token, used again within the reuse interval,
  *   gets that same child back (lost response, concurrent tabs): nothing changes;

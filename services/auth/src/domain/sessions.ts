@@ -1,6 +1,6 @@
 /**
  * Sessions and the token response: a sign-in creates a session, its first refresh token and its
- * amr claim, and answers access token + refresh token + user (reference 3.3).
+ * amr claim, and answers access token + refresh token + user (GoTrue's `AccessTokenResponse`).
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Queryable } from "@platform/core";

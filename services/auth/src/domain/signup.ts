@@ -1,9 +1,9 @@
 /**
- * POST /signup with an email or a phone and a password (reference 1.3). With autoconfirm the
- * user is confirmed at once and gets a session; otherwise a confirmation code is issued and the
- * user object is answered. A sign-up for an address that already has an account answers a fake
- * user (new random id, no identities) so account existence does not leak; with autoconfirm it
- * is refused as user_already_exists (422 for email; 400 for phone, as the spec says).
+ * POST /signup with an email or a phone and a password. With autoconfirm the user is confirmed at
+ * once and gets a session; otherwise a confirmation code is issued and the user object is answered.
+ * A sign-up for an address that already has an account answers a fake user (new random id, no
+ * identities) so account existence does not leak; with autoconfirm it is refused as
+ * user_already_exists (422 for email; 400 for phone, as GoTrue's README documents).
  */
 import { randomUUID } from "node:crypto";
 import type { Queryable } from "@platform/core";

@@ -1,4 +1,4 @@
-/** The user and identity objects as GoTrue serialises them (reference 3.2). */
+/** The user and identity objects as GoTrue serialises them (JSON tags in internal/models/user.go and identity.go). */
 import type { IdentityRow, UserRow } from "../db/rows.js";
 import { rfc3339, rfc3339OrNull } from "./time.js";
 

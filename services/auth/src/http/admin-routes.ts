@@ -96,7 +96,7 @@ export function registerAdminRoutes(app: FastifyInstance, service: AuthService):
     return createUserAsAdmin(deps, meta(request), actor, adminUserInput(request.body as Body));
   });
 
-  // GoTrue's README documents creating a user under a chosen id this way (the spec lists it too).
+  // GoTrue's README documents creating a user under a chosen id this way.
   app.post("/admin/users/:user_id", { schema: { body: adminUserBody } }, async (request) => {
     const actor = await admin(request);
     return createUserAsAdmin(deps, meta(request), actor, { ...adminUserInput(request.body as Body), id: userId(request) });

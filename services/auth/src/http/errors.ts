@@ -1,7 +1,7 @@
 /**
- * GoTrue's two error body shapes (reference 2.1), chosen by the request's X-Supabase-Api-Version:
- * legacy `{code: <status>, error_code, msg}` and 2024-01-01 `{code: <error_code>, message}`.
- * OAuth-style errors are `{error, error_description}` in both.
+ * GoTrue's two error body shapes (internal/api/errors.go), chosen by the request's
+ * X-Supabase-Api-Version: legacy `{code: <status>, error_code, msg}` and 2024-01-01
+ * `{code: <error_code>, message}`. OAuth-style errors are `{error, error_description}` in both.
  */
 import { STATUS_CODES } from "node:http";
 import type { AppError } from "@platform/core";

@@ -1,6 +1,6 @@
 /**
- * The converter's catalog schema (reference/catalog.md 3.1), for the demo generator, the
- * benchmark and the tests. The service itself never runs it: it only reads.
+ * The converter's catalog schema (the tables and columns the original service reads), for the
+ * demo generator, the benchmark and the tests. The service itself never runs it: it only reads.
  */
 import type { Dialect } from "@platform/core";
 

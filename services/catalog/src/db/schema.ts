@@ -1,7 +1,7 @@
 /**
- * What the connected catalog actually has. Converter revisions add and drop columns and
- * tables (reference 3.4); queries select NULL for a missing column instead of failing, and a
- * missing optional table reads as empty.
+ * What the connected catalog actually has. Converter revisions add and drop columns and tables;
+ * queries select NULL for a missing column instead of failing, and a missing optional table reads
+ * as empty.
  */
 import { getOrInsert, sql } from "@platform/core";
 import type { CatalogSource } from "./source.js";

@@ -7,7 +7,7 @@
  * Time model: each store is scraped once per "run" (daily for a year, more often when a listing
  * needs more distinct snapshots than there are days). A snapshot covers the runs from the one that
  * first saw its content to the last one that saw it unchanged; the next snapshot starts at the
- * following run, which leaves the gaps the converter leaves (reference 3.2).
+ * following run, which leaves the gaps the converter leaves.
  */
 import { PriceWalk } from "./prices.js";
 import { mix, type Random } from "./random.js";

@@ -1,7 +1,7 @@
 /**
  * Price history of one source listing, change by change. Each new snapshot exists because its
- * content differs from the previous one (the converter writes a row only then, reference 3.2), so
- * every step changes something: the shelf price, a promotion, the loyalty price or the stock count.
+ * content differs from the previous one (the converter writes a row only then), so every step
+ * changes something: the shelf price, a promotion, the loyalty price or the stock count.
  * Prices drift upwards over the year so the dynamics show inflation, with promotions dipping below.
  */
 import type { Random } from "./random.js";

@@ -17,7 +17,7 @@ export function* settlementRows(regionCount: number, firstSeen: number, lastSeen
   for (const [r, region] of REGIONS.slice(0, regionCount).entries()) {
     for (const [i, settlement] of region.settlements.entries()) {
       const id = result.ids.length + 1;
-      // Some settlements lack region_normalized, so readers must fall back to `region` (reference 5.6).
+      // Some settlements lack region_normalized, so readers must fall back to `region` (the original's count routes do).
       const normalized = r % 2 === 0 && i === 1 ? null : region.name.toLowerCase();
       yield {
         table: "catalog_settlements",

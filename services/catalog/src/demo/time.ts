@@ -1,7 +1,7 @@
 /**
  * Timestamps as the converter leaves them in SQLite. SQLAlchemy writes DATETIME columns as naive
- * `YYYY-MM-DD HH:MM:SS.ffffff` text in UTC (reference/catalog.md 3.3), so the demo does the same:
- * the service must cope with exactly that. Times are carried as integer microseconds since the epoch.
+ * `YYYY-MM-DD HH:MM:SS.ffffff` text in UTC, so the demo does the same: the service must cope with
+ * exactly that. Times are carried as integer microseconds since the epoch.
  */
 
 export const MICROS_PER_SECOND = 1_000_000;

@@ -303,7 +303,7 @@ export class Catalog {
     return { items };
   }
 
-  /** GET /products/{id}/dynamics, validated in the original's order (reference 6). */
+  /** GET /products/{id}/dynamics, validated in the original service's order. */
   async dynamics(params: SeriesParams) {
     const from = requestInstant(params.date_from);
     const to = requestInstant(params.date_to);

@@ -1,8 +1,8 @@
 /**
- * The time series of one snapshot field on a grid anchored at date_from (reference 7).
- * Each bucket takes the value of the snapshot with the latest observed_at (then the highest
- * id) whose effective interval touches it; untouched buckets are null. Snapshots are painted
- * newest first and every bucket is painted at most once, using a "next unpainted bucket"
+ * The time series of one snapshot field on a grid anchored at date_from, as the original service
+ * computes it. Each bucket takes the value of the snapshot with the latest observed_at (then the
+ * highest id) whose effective interval touches it; untouched buckets are null. Snapshots are
+ * painted newest first and every bucket is painted at most once, using a "next unpainted bucket"
  * pointer: O(snapshots log snapshots + buckets) instead of the original's snapshots x buckets.
  */
 import { formatInstant, type Instant, parseStoredInstant } from "./time.js";

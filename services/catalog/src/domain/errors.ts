@@ -1,6 +1,7 @@
 /**
- * The catalog's error catalogue (reference 6). Every error the service answers is made here;
- * the HTTP layer renders them as `{"detail": ...}` with the status given.
+ * The catalog's error catalogue, with the original service's statuses and texts. Every error the
+ * service answers is made here; the HTTP layer renders them as `{"detail": ...}` with the status
+ * given.
  */
 import { AppError } from "@platform/core";
 

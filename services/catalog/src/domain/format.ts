@@ -1,4 +1,4 @@
-/** Response items, shaped exactly as the original service's (reference 5). */
+/** Response items, shaped exactly as the original service's. */
 import type { Row } from "../db/source.js";
 import { formatStored } from "./time.js";
 import { bool, float, int, text } from "./values.js";

@@ -169,7 +169,7 @@ export class ProductIndex {
     return [...keys];
   }
 
-  /** Distinct products sold by any of `stores` in any of `regions` (reference 5.6). Tokens are already normalised. */
+  /** Distinct products sold by any of `stores` in any of `regions`. Tokens are already normalised. */
   countProducts(stores: readonly string[], regions: readonly string[]): number {
     if (stores.length === 0 && regions.length === 0) return this.productCount;
     return this.remember("any", stores, regions, () => {
@@ -194,7 +194,7 @@ export class ProductIndex {
     return result;
   }
 
-  /** scope=stores of /products/common/count (reference 5.7). */
+  /** scope=stores of /products/common/count. */
   commonAcrossStores(stores: readonly string[], regions: readonly string[]): { required: number; count: number } {
     return this.remember("stores", stores, regions, () => this.computeAcrossStores(stores, regions));
   }
@@ -207,7 +207,7 @@ export class ProductIndex {
     return { required, count: countCommon(groups, required, this.productCount) };
   }
 
-  /** scope=regions of /products/common/count (reference 5.7). */
+  /** scope=regions of /products/common/count. */
   commonAcrossRegions(stores: readonly string[], regions: readonly string[]): { required: number; count: number } {
     return this.remember("regions", stores, regions, () => this.computeAcrossRegions(stores, regions));
   }

@@ -1,7 +1,7 @@
 /**
- * Output conventions of the original service (reference 4): strings trimmed with empty ->
- * null, numbers as floats with "," accepted as a decimal separator, integers only when
- * integral, booleans from 0/1 or yes/no-like text.
+ * Output conventions of the original service: strings trimmed with empty -> null, numbers as floats
+ * with "," accepted as a decimal separator, integers only when integral, booleans from 0/1 or
+ * yes/no-like text.
  */
 
 export function text(value: unknown): string | null {
@@ -41,7 +41,7 @@ export function fold(value: string): string {
   return value.toLowerCase();
 }
 
-/** Trim, drop empties, lower-case, drop duplicates keeping the first occurrence (reference 5.6). */
+/** Trim, drop empties, lower-case, drop duplicates keeping the first occurrence, as the original's count routes do. */
 export function tokens(values: readonly string[]): string[] {
   const seen = new Set<string>();
   for (const v of values) {

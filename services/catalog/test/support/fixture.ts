@@ -1,5 +1,5 @@
 /**
- * The catalog test fixture (reference/catalog.md section 8) and the plumbing that serves it
+ * The catalog test fixture (the original service's own test data) and the plumbing that serves it
  * from both backends: a temporary SQLite file, and PostgreSQL (in-memory PGlite, or a fresh
  * database on the server named by TEST_DATABASE_URL, dropped afterwards).
  */
@@ -19,7 +19,7 @@ import { type Backend, category, image, imageOf, insert, product, settlement, sn
 export * from "./http.js";
 export * from "./rows.js";
 
-/** The original test fixture (reference section 8). */
+/** The original service's test fixture. */
 export function fixtureSql(backend: Backend): string {
   const common = { primary_category_id: 1, settlement_id: 1, price_unit: "RUB", unit: "PCE" };
   const products = [

@@ -1,7 +1,7 @@
 /**
- * The GraphQL service's error catalogue: Hasura's codes (reference/hasura.md 2.3) with the
- * JSON path they point at and the HTTP status the admin endpoints answer with. /v1/graphql
- * always answers 200 with `{"errors": [...]}`.
+ * The GraphQL service's error catalogue: Hasura's codes (`Code` in Hasura's
+ * server/src-lib/Hasura/Base/Error.hs) with the JSON path they point at and the HTTP status the
+ * admin endpoints answer with. /v1/graphql always answers 200 with `{"errors": [...]}`.
  */
 import { AppError } from "@platform/core";
 

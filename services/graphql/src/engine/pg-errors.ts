@@ -1,4 +1,7 @@
-/** PostgreSQL errors to Hasura errors by SQLSTATE (reference/hasura.md 2.4); raw database text only in `internal`. */
+/**
+ * PostgreSQL errors to Hasura errors by SQLSTATE, as `mkTxErrorHandler` in Hasura's
+ * server/src-lib/Hasura/Backends/Postgres/Execute/Types.hs; raw database text only in `internal`.
+ */
 import { HasuraError } from "./errors.js";
 
 interface PgError {

@@ -1,4 +1,4 @@
-/** graphql-js validation errors in Hasura's words and paths (reference/hasura.md 2.5). */
+/** graphql-js validation errors in Hasura's words and paths. */
 import {
   type ASTNode,
   type DocumentNode,

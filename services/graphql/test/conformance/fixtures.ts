@@ -1,7 +1,8 @@
 /**
- * Loads Hasura's tests-py fixtures (../shared/conformance/hasura) and turns manifest.json into a
- * run plan: folder → class (with its state fixtures) → tests in upstream order, retired cases
- * appended to their class, plus the few tests the runner must skip or set up by hand.
+ * Loads Hasura's own test fixtures (server/tests-py of hasura/graphql-engine, copied to
+ * ../shared/conformance/hasura) and turns manifest.json into a run plan: folder → class (with its
+ * state fixtures) → tests in upstream order, retired cases appended to their class, plus the few
+ * tests the runner must skip or set up by hand.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";

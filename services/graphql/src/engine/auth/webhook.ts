@@ -1,7 +1,8 @@
 /**
- * Webhook mode (reference 3.3): GET forwards the client's headers, POST sends
- * `{headers, request}`; a 200 with a JSON object of `X-Hasura-*` values authenticates, 401
- * denies, anything else is an error. `Cache-Control` / `Expires` in the body bound the session.
+ * Webhook mode (https://hasura.io/docs/latest/auth/authentication/webhook): GET forwards the
+ * client's headers, POST sends `{headers, request}`; a 200 with a JSON object of `X-Hasura-*`
+ * values authenticates, 401 denies, anything else is an error. `Cache-Control` / `Expires` in the
+ * body bound the session.
  */
 import { HasuraError } from "../errors.js";
 import { type RequestHeaders, sessionValueText } from "./session-vars.js";

@@ -1,6 +1,7 @@
 /**
- * Enum tables (`is_enum: true`, reference 1.10): a single-column text primary key whose values
- * become GraphQL enum values, plus at most one more text column used as their descriptions.
+ * Enum tables (`is_enum: true`, https://hasura.io/docs/latest/schema/postgres/enums): a
+ * single-column text primary key whose values become GraphQL enum values, plus at most one more
+ * text column used as their descriptions.
  * The messages follow Hasura's `fetchAndValidateEnumValues` word for word.
  */
 import { ident, type Queryable, sql } from "@platform/core";

@@ -1,6 +1,7 @@
 /**
- * Hasura's `run_sql` (reference 4): raw SQL text, several statements allowed, run in one
- * transaction; the answer is the last statement's result with every value as Postgres' text.
+ * Hasura's `run_sql` (https://hasura.io/docs/latest/api-reference/schema-api/run-sql/): raw SQL
+ * text, several statements allowed, run in one transaction; the answer is the last statement's
+ * result with every value as Postgres' text.
  * The Database interface binds parameters and parses values, so this runs on a `SqlRunner`
  * (see run-sql-adapters.ts for pg and PGlite).
  */

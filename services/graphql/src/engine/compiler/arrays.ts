@@ -1,7 +1,7 @@
 /**
  * Values of PostgreSQL array columns, which Hasura v2.29+ exposes as GraphQL lists (`text[]` is
- * `[String!]`, reference/hasura.md 1.3). A value is bound as ONE parameter holding PostgreSQL's
- * array text, cast to the column's array type, so the SQL text does not depend on its length.
+ * `[String!]`). A value is bound as ONE parameter holding PostgreSQL's array text, cast to the
+ * column's array type, so the SQL text does not depend on its length.
  * As in Hasura, a string given instead of a list is taken as a PostgreSQL array literal
  * (`"{a,b}"`, `"{{1,2},{3,4}}"`) for PostgreSQL to read.
  */

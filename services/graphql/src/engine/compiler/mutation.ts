@@ -1,11 +1,11 @@
 /**
- * Mutations (reference/hasura.md 1.9): each root field runs as a few statements inside the
- * request's transaction. Inserted and updated rows are remembered as the text of their row
- * type (from the statement's own RETURNING, so views without a ctid work too) and turned back
- * into rows of that type in one final statement that builds the response JSON, so `returning`
- * sees nested inserts and relationships; deletes build their response from the DELETE's own
- * RETURNING. As in Hasura, `returning` lists every written row: the select permission decides
- * its columns and what relationships show, not which written rows appear.
+ * Mutations: each root field runs as a few statements inside the request's transaction. Inserted
+ * and updated rows are remembered as the text of their row type (from the statement's own
+ * RETURNING, so views without a ctid work too) and turned back into rows of that type in one final
+ * statement that builds the response JSON, so `returning` sees nested inserts and relationships;
+ * deletes build their response from the DELETE's own RETURNING. As in Hasura, `returning` lists
+ * every written row: the select permission decides its columns and what relationships show, not
+ * which written rows appear.
  */
 import { and, ident, join, type Queryable, type Sql, sql } from "@platform/core";
 import { type GraphQLField, type GraphQLObjectType, getNamedType } from "graphql";

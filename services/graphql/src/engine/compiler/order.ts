@@ -1,4 +1,4 @@
-/** `order_by` arguments to ORDER BY terms (reference/hasura.md 1.5): columns, object relationships, array aggregates. */
+/** `order_by` arguments to ORDER BY terms: columns, object relationships, array aggregates. */
 import { and, ident, type Sql, sql, trusted } from "@platform/core";
 import { fieldNotFound, HasuraError } from "../errors.js";
 import type { TableModel } from "../model/types.js";

@@ -1,6 +1,6 @@
 /**
  * Selections to one SQL expression that builds the field's JSON inside PostgreSQL
- * (reference/hasura.md 5.1): rows as row_to_json of a sub-select in selection order, lists
+ * (as Hasura's own SQL does): rows as row_to_json of a sub-select in selection order, lists
  * as json_agg, object relationships and array relationships as correlated sub-selects, so
  * a whole root field is one statement with no per-row round trips.
  */

@@ -1,4 +1,4 @@
-/** PostgreSQL types to GraphQL scalars, as Hasura names them (reference/hasura.md 1.3). */
+/** PostgreSQL types to GraphQL scalars, as Hasura names them. */
 
 const BUILT_IN: Record<string, string> = {
   int4: "Int",

@@ -1,8 +1,8 @@
 /**
- * Aggregation predicates (reference/hasura.md 1.2, 1.7): `<arrayrel>_aggregate` in a bool exp,
- * offered when the role may aggregate the related table. One `T_aggregate_bool_exp` per target
- * table with `count` (any columns) and, when the role can read boolean columns, `bool_and` and
- * `bool_or`, each with `arguments`, `distinct`, `filter` and a required `predicate`.
+ * Aggregation predicates: `<arrayrel>_aggregate` in a bool exp, offered when the role may aggregate
+ * the related table. One `T_aggregate_bool_exp` per target table with `count` (any columns) and,
+ * when the role can read boolean columns, `bool_and` and `bool_or`, each with `arguments`,
+ * `distinct`, `filter` and a required `predicate`.
  */
 import {
   GraphQLBoolean,

@@ -1,5 +1,5 @@
 /**
- * Builds one role's GraphQL schema from the model (reference/hasura.md 1.1-1.2). Types are
+ * Builds one role's GraphQL schema from the model, with Hasura's type and field names. Types are
  * made on first use and cached by name, so only what the role can reach exists; fields carry
  * `extensions.hasura` telling the compiler what each one reads.
  */

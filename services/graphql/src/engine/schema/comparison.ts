@@ -1,4 +1,4 @@
-/** `<Scalar>_comparison_exp` input types (reference/hasura.md 1.4). */
+/** `<Scalar>_comparison_exp` input types. */
 
 import type { GraphQLInputFieldConfigMap } from "graphql";
 import { GraphQLBoolean, GraphQLInputObjectType, type GraphQLInputType, GraphQLList, GraphQLNonNull, GraphQLString } from "graphql";

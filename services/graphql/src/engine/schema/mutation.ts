@@ -1,4 +1,4 @@
-/** mutation_root fields and their input types (reference/hasura.md 1.1, 1.2, 1.9) for one role. */
+/** mutation_root fields and their input types for one role. */
 import {
   type GraphQLEnumType as EnumType,
   GraphQLEnumType,
