@@ -15,6 +15,11 @@ export class CatalogUnavailable extends Error {
   }
 }
 
+const MISSING_TABLES = "catalog tables are missing";
+/** What a user whose database is empty can do (npm start does it on its own). */
+const FILL_HINT =
+  "the converter has not written this database yet; for demo data run: npm run demo -w services/catalog -- --out <the ENDPOINT_CATALOG_DB URL>";
+
 const SQLITE_UNAVAILABLE: Record<string, string> = {
   SQLITE_CANTOPEN: "database file cannot be opened",
   SQLITE_NOTADB: "file is not a catalog database",
@@ -36,9 +41,9 @@ export function classify(error: unknown): unknown {
   const sqliteBase = code.startsWith("SQLITE_") ? code.replace(/^(SQLITE_[A-Z]+?)(_.*)?$/, "$1") : "";
   if (sqliteBase && SQLITE_UNAVAILABLE[sqliteBase]) return new CatalogUnavailable(SQLITE_UNAVAILABLE[sqliteBase], { cause: error });
   if (code === "SQLITE_ERROR" && /no such (table|column)/.test(message)) {
-    return new CatalogUnavailable("catalog tables are missing", { cause: error });
+    return new CatalogUnavailable(MISSING_TABLES, { cause: error });
   }
-  if (code === "42P01" || code === "42703") return new CatalogUnavailable("catalog tables are missing", { cause: error });
+  if (code === "42P01" || code === "42703") return new CatalogUnavailable(MISSING_TABLES, { cause: error });
   if (/^(08|28|3D|57P|53)/.test(code) || /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|ETIMEDOUT|EHOSTUNREACH|EAI_AGAIN)$/.test(code)) {
     return new CatalogUnavailable("database connection failed", { cause: error });
   }
@@ -82,7 +87,8 @@ export function watchAvailability(source: CatalogSource, log: Pick<Logger, "info
       },
       (error: unknown) => {
         if (error instanceof CatalogUnavailable && error.reason !== reason && call > changedAt) {
-          log.warn({ reason: error.reason, cause: driverMessage(error) }, `catalog unavailable: ${error.reason}`);
+          const hint = error.reason === MISSING_TABLES ? { hint: FILL_HINT } : {};
+          log.warn({ reason: error.reason, cause: driverMessage(error), ...hint }, `catalog unavailable: ${error.reason}`);
           if (reason === undefined) since = Date.now();
           reason = error.reason;
           changedAt = calls;
