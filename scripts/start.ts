@@ -18,6 +18,7 @@ import {
   openDatabase,
 } from "@platform/core";
 import { sharedDatabaseDir } from "./local/env.js";
+import { checkPorts } from "./local/ports.js";
 import { readStartSettings, type StartSettings } from "./local/settings.js";
 
 const env = loadEnv();
@@ -75,6 +76,12 @@ const [
 let plan: Awaited<ReturnType<typeof plans.planStart>>;
 try {
   plan = await plans.planStart(env);
+  await checkPorts([
+    { service: "gateway", setting: "GATEWAY_PORT", host: plan.gateway.host, port: plan.gateway.port },
+    { service: "auth", setting: "AUTH_API_PORT", host: plan.auth.api.host, port: plan.auth.api.port },
+    { service: "graphql", setting: "HASURA_GRAPHQL_SERVER_PORT", host: plan.graphql.host, port: plan.graphql.port },
+    { service: "catalog", setting: "CATALOG_PORT", host: plan.catalog.host, port: plan.catalog.port },
+  ]);
 } catch (error) {
   console.error(error instanceof ConfigError ? error.message : error);
   await sharedDbOpening?.then((db) => db.close()).catch(() => {});

@@ -5,6 +5,7 @@
  * gateway; then a restart that keeps the keys and the users.
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openScratchDatabase, type ScratchDatabase, sql } from "@platform/core";
@@ -221,5 +222,28 @@ describe.skipIf(!serverUrl)("npm start on PostgreSQL", () => {
     const users = await scratch.db.query<{ email: string }>(sql`SELECT email FROM auth.users`);
     expect(users.rows).toEqual([{ email: "pg@example.com" }]);
     expect(existsSync(join(pgDir, "data", "postgres"))).toBe(false);
+  });
+});
+
+describe("npm start with a port taken", () => {
+  it("stops before serving anything, naming the port and the setting that moves it", async () => {
+    const held = createServer();
+    const ports = await freePorts();
+    await new Promise<void>((resolve) => held.listen(ports.gateway, "127.0.0.1", resolve));
+    const own = mkdtempSync(join(tmpdir(), "platform-start-port-"));
+    try {
+      const failed = await startPlatform({ PLATFORM_DATA_DIR: join(own, "data"), ...portEnv(ports) }).then(
+        () => null,
+        (error: Error) => error.message,
+      );
+      expect(failed).toContain("npm start exited with 1");
+      expect(failed).toContain(
+        `GATEWAY_PORT: port ${ports.gateway} on 127.0.0.1 (gateway) is already in use; stop what uses it or set GATEWAY_PORT to another port (0 picks a free one)`,
+      );
+      expect(failed).not.toMatch(/\n\s+at /);
+    } finally {
+      held.close();
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 });
