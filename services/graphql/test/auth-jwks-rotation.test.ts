@@ -5,23 +5,11 @@
  * server/src-lib/Hasura/Server/Auth/JWT.hs), and also fetches again for a key id it does not
  * know, at most once per cooldown. A test clock drives both.
  */
-import { type CryptoKey, exportJWK, generateKeyPair, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasuraClaims, NAMESPACE, sign } from "./support/auth.js";
+import { hasuraClaims, NAMESPACE, type Signer, sign, signer } from "./support/auth.js";
 import { openTestDatabase, type TestDatabase } from "./support/db.js";
 import { createProbeTables, type HttpService, openHttpService, requestError } from "./support/http-service.js";
 import { type LocalServer, sendJson, startLocalServer } from "./support/local-http.js";
-
-interface Signer {
-  kid: string;
-  privateKey: CryptoKey;
-  jwk: JWK;
-}
-
-async function signer(kid: string): Promise<Signer> {
-  const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });
-  return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" } };
-}
 
 const COOLDOWN_MS = 5_000;
 const MAX_AGE_S = 60;

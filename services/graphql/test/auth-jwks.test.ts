@@ -1,19 +1,7 @@
-import { type CryptoKey, exportJWK, generateKeyPair, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jwksExpiry } from "../src/engine/auth/jwks.js";
-import { bearer, hasuraClaims, jwtAuth, NAMESPACE, rejects, session, sign } from "./support/auth.js";
+import { bearer, hasuraClaims, jwtAuth, NAMESPACE, rejects, type Signer, session, sign, signer } from "./support/auth.js";
 import { type LocalServer, sendJson, startLocalServer } from "./support/local-http.js";
-
-interface Signer {
-  kid: string;
-  privateKey: CryptoKey;
-  jwk: JWK;
-}
-
-async function signer(kid: string): Promise<Signer> {
-  const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });
-  return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" } };
-}
 
 describe("JWT mode with jwk_url over a real HTTP server", () => {
   let server: LocalServer;

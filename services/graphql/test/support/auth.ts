@@ -1,5 +1,5 @@
 /** Helpers for the auth suites: configs, signed tokens and error assertions. */
-import { type CryptoKey, exportSPKI, generateKeyPair, type JWTPayload, SignJWT } from "jose";
+import { type CryptoKey, exportJWK, exportSPKI, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
 import { expect } from "vitest";
 import { type AuthConfig, type AuthSettings, createAuthConfig } from "../../src/engine/auth/config.js";
 import { resolveSession } from "../../src/engine/auth/session.js";
@@ -22,6 +22,18 @@ export interface KeyPair {
 export async function keyPair(alg: "RS256" | "ES256" | "Ed25519"): Promise<KeyPair> {
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
   return { privateKey, publicPem: await exportSPKI(publicKey) };
+}
+
+/** An RS256 key published in a JWKS under `kid`, with the private half to sign with. */
+export interface Signer {
+  kid: string;
+  privateKey: CryptoKey;
+  jwk: JWK;
+}
+
+export async function signer(kid: string): Promise<Signer> {
+  const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });
+  return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" } };
 }
 
 export const secs = (offset = 0): number => Math.floor(Date.now() / 1000) + offset;
