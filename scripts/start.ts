@@ -36,7 +36,8 @@ handleShutdown(logger, closers);
 const loopback = (host: string) => host === "127.0.0.1" || host === "localhost" || host === "::1";
 
 async function openSharedDatabase(dataDir: string): Promise<Database> {
-  const fresh = !existsSync(dataDir);
+  // An empty or half-made directory (a first start interrupted before it finished) counts as fresh.
+  const fresh = !existsSync(join(dataDir, "PG_VERSION"));
   const opening = performance.now();
   if (fresh) logger.info({ dataDir }, "creating the embedded PostgreSQL database for auth and graphql (first start only, a few seconds)");
   const db = await openDatabase({ dataDir });
@@ -50,6 +51,9 @@ const sharedDir = sharedDatabaseDir(env, settings.dataDir);
 const sharedDbOpening = sharedDir ? openSharedDatabase(sharedDir) : undefined;
 // Settled either way before anything awaits it, so a failure is never an unhandled rejection.
 sharedDbOpening?.catch(() => {});
+// Closed last, and also when Ctrl-C comes while it is still being created: shutting down waits
+// for it, so a first start interrupted early never leaves a half-written database behind.
+if (sharedDbOpening) closers.push(async () => (await sharedDbOpening.catch(() => undefined))?.close());
 
 const [
   { startAuth },
@@ -84,7 +88,7 @@ try {
   ]);
 } catch (error) {
   console.error(error instanceof ConfigError ? error.message : error);
-  await sharedDbOpening?.then((db) => db.close()).catch(() => {});
+  for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => {});
   process.exit(1);
 }
 
@@ -106,7 +110,6 @@ try {
   // The catalog needs no database of ours: it starts while the embedded PostgreSQL is created.
   const catalogStarting = startCatalogWithDemo(plan.catalog, logger.child({ service: "catalog" }));
   const sharedDb = await sharedDbOpening;
-  if (sharedDb) closers.push(() => sharedDb.close());
   const prefill =
     printable(plan.secrets.graphqlAdminSecret) && loopback(plan.graphql.host) && loopback(plan.gateway.host)
       ? plan.secrets.graphqlAdminSecret.value
