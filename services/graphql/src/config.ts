@@ -54,6 +54,7 @@ function readSettings(env: Env) {
     stringifyNumeric: boolean("HASURA_GRAPHQL_STRINGIFY_NUMERIC_TYPES", false),
     poolSize: integer("HASURA_GRAPHQL_PG_CONNECTIONS", 50, { min: 1 }),
     metadataPollMs: integer("HASURA_GRAPHQL_METADATA_POLL_INTERVAL_MS", 1000, { min: 50 }),
+    extensionsSchema: string("HASURA_GRAPHQL_METADATA_DATABASE_EXTENSIONS_SCHEMA", "public"),
     logLevel: oneOf(["HASURA_GRAPHQL_LOG_LEVEL", "LOG_LEVEL"], LOG_LEVELS, "info"),
     logFormat: oneOf("LOG_FORMAT", LOG_FORMATS, "auto"),
   });

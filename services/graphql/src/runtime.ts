@@ -14,7 +14,7 @@ import { insertRows } from "./engine/dml.js";
 import { Engine, type EngineOptions, type GraphQLRequest } from "./engine/execute.js";
 import { type MetadataContext, type MetadataEndpoint, runMetadataRequest } from "./engine/metadata/api.js";
 import { catalogViewOf } from "./engine/metadata/catalog-view.js";
-import { MetadataStore } from "./engine/metadata/store.js";
+import { MetadataStore, type MetadataStoreOptions } from "./engine/metadata/store.js";
 import { DEFAULT_SOURCE, type Metadata } from "./engine/metadata/types.js";
 import { buildModel } from "./engine/model/build.js";
 import { functionsNamedBy } from "./engine/model/build-functions.js";
@@ -31,8 +31,9 @@ export class GraphqlRuntime {
     readonly db: Database,
     private readonly options: EngineOptions,
     private readonly log?: Pick<Logger, "info" | "warn" | "error">,
+    storeOptions: MetadataStoreOptions = {},
   ) {
-    this.store = new MetadataStore(db);
+    this.store = new MetadataStore(db, storeOptions);
     this.runner = sqlRunnerFor(db);
     this.engine = new Engine(db, buildModel({ version: 3, sources: [] }, { tables: new Map(), enumValues: new Map() }), options);
   }

@@ -54,6 +54,7 @@ export async function createGraphql(
     db,
     { booleanNullCollapse: config.booleanNullCollapse, stringifyNumeric: config.stringifyNumeric },
     logger,
+    { extensionsSchema: config.extensionsSchema },
   );
   try {
     await runtime.init();

@@ -1,6 +1,7 @@
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { citext } from "@electric-sql/pglite/contrib/citext";
 import { ltree } from "@electric-sql/pglite/contrib/ltree";
+import { pgcrypto } from "@electric-sql/pglite/contrib/pgcrypto";
 import { type Compiled, compile, Sql } from "../sql.js";
 import type { Database, Queryable, QueryResult } from "./types.js";
 import { textParsers } from "./types-parsing.js";
@@ -20,8 +21,9 @@ function queryable(engine: PGlite | Transaction): Queryable {
 }
 
 export async function openPglite(dataDir?: string): Promise<Database> {
-  // citext and ltree are common in Hasura projects (and its fixtures); PGlite ships them as contrib extensions.
-  const options = { parsers: textParsers, extensions: { citext, ltree } };
+  // citext and ltree are common in Hasura projects (and its fixtures), and Hasura creates pgcrypto
+  // on a fresh database; PGlite ships them as contrib extensions, available once listed here.
+  const options = { parsers: textParsers, extensions: { citext, ltree, pgcrypto } };
   const engine = dataDir ? new PGlite(dataDir, options) : new PGlite(options);
   await engine.waitReady;
   return {

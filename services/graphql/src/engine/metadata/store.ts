@@ -10,6 +10,7 @@
  */
 import { type Database, sql } from "@platform/core";
 import { type HasuraCode, HasuraError } from "../errors.js";
+import { initCatalog } from "./catalog-init.js";
 import { emptyMetadata, type Metadata } from "./types.js";
 
 /** Hasura's code for a stale resource_version; not (yet) in `HasuraCode`. */
@@ -39,15 +40,26 @@ export interface MetadataStoreLike {
 
 const ROW_ID = 1;
 
-export class MetadataStore implements MetadataStoreLike {
-  constructor(private readonly db: Database) {}
+export interface MetadataStoreOptions {
+  /** Where pgcrypto is created on a fresh database (HASURA_GRAPHQL_METADATA_DATABASE_EXTENSIONS_SCHEMA). */
+  extensionsSchema?: string;
+}
 
-  /** Creates `hdb_catalog.hdb_metadata` if missing; safe to run from several instances at once. */
+export class MetadataStore implements MetadataStoreLike {
+  constructor(
+    private readonly db: Database,
+    private readonly options: MetadataStoreOptions = {},
+  ) {}
+
+  /**
+   * Prepares a fresh database as Hasura does (catalog-init.ts), then creates
+   * `hdb_catalog.hdb_metadata` if missing; safe to run from several instances at once.
+   */
   async init(): Promise<void> {
     await this.db.transaction(async (tx) => {
       // CREATE ... IF NOT EXISTS still races on the catalog when two instances run it together.
       await tx.query(sql`SELECT pg_advisory_xact_lock(${0x68646d64})`);
-      await tx.query(sql`CREATE SCHEMA IF NOT EXISTS hdb_catalog`);
+      await initCatalog(tx, this.options.extensionsSchema ?? "public");
       await tx.query(
         sql`CREATE TABLE IF NOT EXISTS hdb_catalog.hdb_metadata (id integer PRIMARY KEY, metadata json NOT NULL, resource_version integer NOT NULL DEFAULT 1)`,
       );
