@@ -33,6 +33,15 @@ const logger = createLogger({ level: settings.logLevel, format: settings.logForm
 const closers: Closer[] = [];
 handleShutdown(logger, closers);
 
+/** After a failed start: closes what did start, newest first; a failure to close is logged, not fatal. */
+async function closeAll(): Promise<void> {
+  for (const close of [...closers].reverse()) {
+    await Promise.resolve()
+      .then(close)
+      .catch((error: unknown) => logger.error({ err: error }, "error while closing after a failed start"));
+  }
+}
+
 const loopback = (host: string) => host === "127.0.0.1" || host === "localhost" || host === "::1";
 
 async function openSharedDatabase(dataDir: string): Promise<Database> {
@@ -53,6 +62,7 @@ const sharedDbOpening = sharedDir ? openSharedDatabase(sharedDir) : undefined;
 sharedDbOpening?.catch(() => {});
 // Closed last, and also when Ctrl-C comes while it is still being created: shutting down waits
 // for it, so a first start interrupted early never leaves a half-written database behind.
+// A database that failed to open has nothing to close (its failure is reported where it is awaited).
 if (sharedDbOpening) closers.push(async () => (await sharedDbOpening.catch(() => undefined))?.close());
 
 const [
@@ -88,7 +98,7 @@ try {
   ]);
 } catch (error) {
   console.error(error instanceof ConfigError ? error.message : error);
-  for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => {});
+  await closeAll();
   process.exit(1);
 }
 
@@ -143,7 +153,6 @@ try {
   // With no admin secret at all every request is admin; the starter then needs none either.
   await starter.loadStarter(graphql.url, plan.secrets.graphqlAdminSecret.value, logger.child({ service: "graphql" }));
   const summary = summaries.buildSummary({
-    startedInMs: performance.now(),
     gateway: plan.local.gatewayUrl,
     auth: auth.url,
     graphql: graphql.url,
@@ -161,6 +170,6 @@ try {
   else logger.info({ seconds: Math.round(seconds * 10) / 10, ...summary }, "platform ready");
 } catch (error) {
   logger.fatal({ err: error }, "start-up failed");
-  for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => {});
+  await closeAll();
   process.exit(1);
 }

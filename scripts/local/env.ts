@@ -24,7 +24,16 @@ export interface LocalEnv {
   gatewayUrl: string;
 }
 
-const isSet = (env: Env, names: readonly string[]) => names.some((name) => (env[name] ?? "").trim() !== "");
+/** The first non-empty value among a setting's names, as the services read it. */
+export function firstSet(env: Env, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const value = env[name]?.trim();
+    if (value) return value;
+  }
+  return undefined;
+}
+
+const isSet = (env: Env, names: readonly string[]) => firstSet(env, names) !== undefined;
 
 /** The names each setting goes by, as the services read them (the first is the one filled). */
 export const NAMES = {
@@ -56,11 +65,8 @@ export const NAMES = {
 
 /** Ports as configured, 0 where unset (callers pick the defaults or free ports). */
 export function configuredPort(env: Env, names: readonly string[], fallback: number): number {
-  for (const name of names) {
-    const raw = env[name]?.trim();
-    if (raw && /^\d+$/.test(raw)) return Number(raw);
-  }
-  return fallback;
+  const raw = firstSet(env, names);
+  return raw && /^\d+$/.test(raw) ? Number(raw) : fallback;
 }
 
 /** The embedded database auth and graphql share, unless either has a database or data directory of its own. */
@@ -84,7 +90,7 @@ export function localEnv(env: Env, secrets: LocalSecrets, dataDir: string, ports
   // Ports are fixed up front (free ones where 0 was asked for) so every URL below is known; a
   // value that is not a port is left for the service's own check to report.
   const setPort = (names: readonly string[], port: number) => {
-    const given = names.map((name) => env[name]?.trim()).find((value) => value);
+    const given = firstSet(env, names);
     if (given === undefined || given === "0") out[names[0] as string] = String(port);
   };
   setPort(NAMES.gatewayPort, ports.gateway);

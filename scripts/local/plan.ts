@@ -5,7 +5,7 @@
  */
 import { type AuthConfig, readAuthConfig } from "@platform/auth";
 import { type CatalogConfig, readCatalogConfig } from "@platform/catalog";
-import { ConfigError, type Env, freePort } from "@platform/core";
+import { ConfigError, collectProblems, type Env, freePort } from "@platform/core";
 import { type GatewayConfig, readGatewayConfig } from "@platform/gateway";
 import { type GraphqlConfig, readGraphqlConfig } from "@platform/graphql";
 import { configuredPort, graphqlJwtSecrets, type LocalEnv, localEnv, NAMES } from "./env.js";
@@ -32,16 +32,6 @@ const reach = (host: string, port: number) =>
 
 const portOr = async (port: number) => (port === 0 ? freePort() : port);
 
-function collect<T>(problems: string[], read: () => T): T | undefined {
-  try {
-    return read();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    problems.push(...error.problems);
-    return undefined;
-  }
-}
-
 export async function planStart(env: Env, cwd = process.cwd()): Promise<StartPlan> {
   const settings = readStartSettings(env, cwd);
   const secrets = await resolveLocalSecrets(env, settings.dataDir);
@@ -53,8 +43,8 @@ export async function planStart(env: Env, cwd = process.cwd()): Promise<StartPla
   };
   const local = localEnv(env, secrets, settings.dataDir, ports);
   const problems: string[] = [];
-  const catalog = collect(problems, () => readCatalogConfig(local.env, cwd));
-  const auth = collect(problems, () => readAuthConfig(local.env));
+  const catalog = collectProblems(problems, () => readCatalogConfig(local.env, cwd));
+  const auth = collectProblems(problems, () => readAuthConfig(local.env));
 
   const serviceEnv: Record<string, string | undefined> = { ...local.env };
   let wired: unknown[] | null = null;
@@ -73,7 +63,7 @@ export async function planStart(env: Env, cwd = process.cwd()): Promise<StartPla
     serviceEnv.HASURA_GRAPHQL_JWT_SECRETS = JSON.stringify(jwtSecrets);
     wired = jwtSecrets;
   }
-  const graphql = collect(problems, () => readGraphqlConfig(serviceEnv));
+  const graphql = collectProblems(problems, () => readGraphqlConfig(serviceEnv));
   const upstreams = [
     ["GATEWAY_AUTH_URL", auth?.api.host, ports.auth],
     ["GATEWAY_GRAPHQL_URL", graphql?.host, ports.graphql],
@@ -82,7 +72,7 @@ export async function planStart(env: Env, cwd = process.cwd()): Promise<StartPla
   for (const [name, host, port] of upstreams) {
     if (!(env[name] ?? "").trim()) serviceEnv[name] = reach(host ?? "127.0.0.1", port);
   }
-  const gateway = collect(problems, () => readGatewayConfig(serviceEnv));
+  const gateway = collectProblems(problems, () => readGatewayConfig(serviceEnv));
   if (problems.length > 0 || !catalog || !auth || !graphql || !gateway) throw new ConfigError(problems);
   return { settings, secrets, local, catalog, auth, graphql, gateway, graphqlJwtSecrets: wired };
 }

@@ -12,6 +12,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { join } from "node:path";
 import type { Env } from "@platform/core";
 import { SignJWT } from "jose";
+import { firstSet, NAMES } from "./env.js";
 
 /** Where a value came from: only `generated` and `stored` values are ours to print. */
 export type Source = "generated" | "stored" | "environment" | "derived";
@@ -35,26 +36,19 @@ export const API_KEY_ISSUER = "supabase";
 const HASURA_CLAIMS = "https://hasura.io/jwt/claims";
 const TEN_YEARS_S = 10 * 365 * 24 * 3600;
 
+/** Each secret's settings, by the names the services read them under. */
 const ENV_NAMES = {
-  jwtSecret: ["AUTH_JWT_SECRET", "GOTRUE_JWT_SECRET"],
-  anonKey: ["GATEWAY_ANON_KEY", "ANON_KEY", "SUPABASE_ANON_KEY"],
-  serviceRoleKey: ["GATEWAY_SERVICE_ROLE_KEY", "SERVICE_ROLE_KEY", "SUPABASE_SERVICE_KEY"],
-  publishableKey: ["GATEWAY_PUBLISHABLE_KEY", "SUPABASE_PUBLISHABLE_KEY"],
-  secretKey: ["GATEWAY_SECRET_KEY", "SUPABASE_SECRET_KEY"],
-  graphqlAdminSecret: ["HASURA_GRAPHQL_ADMIN_SECRET", "HASURA_GRAPHQL_ACCESS_KEY"],
+  jwtSecret: NAMES.authJwtSecret,
+  anonKey: NAMES.gatewayAnon,
+  serviceRoleKey: NAMES.gatewayService,
+  publishableKey: NAMES.gatewayPublishable,
+  secretKey: NAMES.gatewaySecret,
+  graphqlAdminSecret: NAMES.graphqlAdminSecret,
 } as const;
 
 type Stored = Partial<Record<keyof typeof ENV_NAMES, string>> & { version?: number; createdAt?: string };
 
 export const secretsFile = (dataDir: string) => join(dataDir, "secrets.json");
-
-function fromEnv(env: Env, names: readonly string[]): string | undefined {
-  for (const name of names) {
-    const value = env[name]?.trim();
-    if (value) return value;
-  }
-  return undefined;
-}
 
 function readStored(path: string): Stored {
   if (!existsSync(path)) return {};
@@ -99,7 +93,7 @@ export async function resolveLocalSecrets(env: Env, dataDir: string): Promise<Lo
     return { value: stored[name] as string, source: "generated" };
   };
   const envValue = (name: keyof typeof ENV_NAMES): Secret | undefined => {
-    const value = fromEnv(env, ENV_NAMES[name]);
+    const value = firstSet(env, ENV_NAMES[name]);
     return value === undefined ? undefined : { value, source: "environment" };
   };
 

@@ -7,7 +7,6 @@ import { isAbsolute, relative } from "node:path";
 import { type LocalSecrets, printable, type Secret } from "./secrets.js";
 
 export interface SummaryInput {
-  startedInMs: number;
   gateway: string;
   auth: string;
   graphql: string;

@@ -69,7 +69,6 @@ describe("local secrets", () => {
     for (const value of [secrets.jwtSecret, secrets.anonKey, secrets.serviceRoleKey, secrets.graphqlAdminSecret])
       expect(printable(value)).toBe(false);
     const summary = buildSummary({
-      startedInMs: 1000,
       gateway: "http://localhost:54321",
       auth: "http://127.0.0.1:8081",
       graphql: "http://127.0.0.1:8080",

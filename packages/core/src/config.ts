@@ -95,6 +95,20 @@ export function custom<T>(names: Names, convert: (raw: string | undefined) => T)
   });
 }
 
+/**
+ * Runs one reader of a configuration made of several: its ConfigError's problems join `problems`
+ * (and undefined is returned), so the caller can report every problem of every part at once.
+ */
+export function collectProblems<T>(problems: string[], read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+    return undefined;
+  }
+}
+
 export type ConfigOf<S> = { [K in keyof S]: S[K] extends Field<infer T> ? T : never };
 
 /** Reads every field; throws one ConfigError listing all problems. Values are trimmed; empty means unset. */

@@ -6,7 +6,7 @@
  */
 
 import { availableParallelism } from "node:os";
-import { boolean, ConfigError, custom, type Env, integer, LOG_FORMATS, oneOf, readConfig, string } from "@platform/core";
+import { boolean, ConfigError, collectProblems, custom, type Env, integer, LOG_FORMATS, oneOf, readConfig, string } from "@platform/core";
 import { parseJwtKeys } from "./config/jwt-keys.js";
 import { readCaptcha, readMailer, readSms, readSmtp } from "./config/messaging.js";
 import { readProviders } from "./config/providers.js";
@@ -152,15 +152,7 @@ function readJwt(env: Env) {
 
 export function readAuthConfig(env: Env) {
   const problems: string[] = [];
-  const collect = <T>(read: () => T): T | undefined => {
-    try {
-      return read();
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      problems.push(...error.problems);
-      return undefined;
-    }
-  };
+  const collect = <T>(read: () => T): T | undefined => collectProblems(problems, read);
   const top = collect(() => readTopLevel(env));
   const limits = collect(() => readLimits(env));
   const security = collect(() => readSecurity(env));

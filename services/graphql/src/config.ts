@@ -1,5 +1,5 @@
 /** The GraphQL service's configuration, under Hasura's own variable names, read once at start-up. */
-import { boolean, ConfigError, custom, type Env, integer, LOG_FORMATS, oneOf, readConfig, string } from "@platform/core";
+import { boolean, ConfigError, collectProblems, custom, type Env, integer, LOG_FORMATS, oneOf, readConfig, string } from "@platform/core";
 import { type AuthConfig, AuthConfigError, createAuthConfig } from "./engine/auth/config.js";
 import { parseCorsDomains } from "./http/cors.js";
 
@@ -14,13 +14,7 @@ function postgresUrl(raw: string | undefined): string | undefined {
 /** Reads the settings, then builds the auth configuration; every problem of both lands in one ConfigError. */
 export function readGraphqlConfig(env: Env) {
   const problems: string[] = [];
-  let settings: ReturnType<typeof readSettings> | undefined;
-  try {
-    settings = readSettings(env);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    problems.push(...error.problems);
-  }
+  const settings = collectProblems(problems, () => readSettings(env));
   let auth: AuthConfig | undefined;
   try {
     auth = createAuthConfig({

@@ -11,7 +11,7 @@ import { createLogger, sql } from "@platform/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { readGraphqlConfig } from "../src/config.js";
 import { createGraphql } from "../src/server.js";
-import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
+import { openTestDatabase, type TestBackend, type TestDatabase, testBackends } from "./support/db.js";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -49,10 +49,19 @@ async function pgcryptoSchema(database: TestDatabase): Promise<string | undefine
   return rows[0]?.nspname;
 }
 
+/** `work` on a database of its own, dropped afterwards. */
+async function onFresh(backend: TestBackend, work: (database: TestDatabase) => Promise<void>): Promise<void> {
+  const database = await openTestDatabase(backend);
+  try {
+    await work(database);
+  } finally {
+    await database.dispose();
+  }
+}
+
 describe.each(testBackends)("a fresh database [%s]", (backend) => {
   it("gets hdb_catalog and pgcrypto before the first migration, which may then use crypt()", async () => {
-    const database = await openTestDatabase(backend);
-    try {
+    await onFresh(backend, async (database) => {
       const service = await start(database);
       await service.close();
       expect(await pgcryptoSchema(database)).toBe("public");
@@ -60,39 +69,30 @@ describe.each(testBackends)("a fresh database [%s]", (backend) => {
         sql`SELECT password_hash = crypt('secret', password_hash) AS ok FROM users`,
       );
       expect(rows).toEqual([{ ok: true }]);
-    } finally {
-      await database.dispose();
-    }
+    });
   });
 
   it("creates pgcrypto in HASURA_GRAPHQL_METADATA_DATABASE_EXTENSIONS_SCHEMA", async () => {
-    const database = await openTestDatabase(backend);
-    try {
+    await onFresh(backend, async (database) => {
       await database.db.exec("CREATE SCHEMA extensions");
       // Functions in that schema are not on the default search_path, so no unqualified crypt() here (as with Hasura).
       const service = await start(database, { HASURA_GRAPHQL_METADATA_DATABASE_EXTENSIONS_SCHEMA: "extensions" }, false);
       await service.close();
       expect(await pgcryptoSchema(database)).toBe("extensions");
-    } finally {
-      await database.dispose();
-    }
+    });
   });
 
   it("leaves a database that already has hdb_catalog as it is", async () => {
-    const database = await openTestDatabase(backend);
-    try {
+    await onFresh(backend, async (database) => {
       await database.db.exec("CREATE SCHEMA hdb_catalog");
       const service = await start(database, {}, false);
       await service.close();
       expect(await pgcryptoSchema(database)).toBeUndefined();
-    } finally {
-      await database.dispose();
-    }
+    });
   });
 
   it("stops with Hasura's message when pgcrypto cannot be created, leaving nothing half-made", async () => {
-    const database = await openTestDatabase(backend);
-    try {
+    await onFresh(backend, async (database) => {
       await expect(start(database, { HASURA_GRAPHQL_METADATA_DATABASE_EXTENSIONS_SCHEMA: "no_such_schema" })).rejects.toThrow(
         "pgcrypto extension is required, but it could not be created; encountered unknown postgres error",
       );
@@ -100,8 +100,6 @@ describe.each(testBackends)("a fresh database [%s]", (backend) => {
         sql`SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'hdb_catalog') AS present`,
       );
       expect(rows).toEqual([{ present: false }]);
-    } finally {
-      await database.dispose();
-    }
+    });
   });
 });

@@ -12,7 +12,11 @@ export const CONSOLE_SCRIPT = `"use strict";
   const STORED_SECRET = "hasura-admin-secret";
   const storage = {
     get() { try { return sessionStorage.getItem(STORED_SECRET); } catch { return null; } },
-    set(value) { try { value ? sessionStorage.setItem(STORED_SECRET, value) : sessionStorage.removeItem(STORED_SECRET); } catch {} },
+    set(value) {
+      try { value ? sessionStorage.setItem(STORED_SECRET, value) : sessionStorage.removeItem(STORED_SECRET); }
+      // Storage refused (disabled or full): the secret is then only not kept across a reload.
+      catch { return; }
+    },
   };
   const config = JSON.parse(document.getElementById("console-config").textContent);
   const secret = config.adminSecret || storage.get();
@@ -21,7 +25,10 @@ export const CONSOLE_SCRIPT = `"use strict";
     try {
       const parsed = JSON.parse(text);
       storage.set(parsed && typeof parsed[SECRET_HEADER] === "string" ? parsed[SECRET_HEADER] : null);
-    } catch {}
+    } catch {
+      // Headers half-typed are not JSON yet; the next edit is read again.
+      return;
+    }
   };
   // Relative to the page: the engine's /v1/graphql beside /console, also behind a proxy or under a path prefix.
   const fetcher = GraphiQL.createFetcher({ url: new URL("v1/graphql", location.href).toString() });
