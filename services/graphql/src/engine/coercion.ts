@@ -4,8 +4,10 @@
  * values at the place each variable is used.
  *
  * A leaf is read in one of four modes. Column values (comparison operands, inserted and set
- * values, primary keys, function arguments) are parsed as Postgres values from JSON: any
- * string goes through for PostgreSQL to read, numbers must fit the column's integer type.
+ * values, primary keys, function arguments) are parsed as Postgres values from JSON: a string
+ * goes through for PostgreSQL to read (Hasura's `parsePGValue` keeps it as an untyped literal),
+ * numbers must fit the column's integer type. A string that no PostgreSQL could read as a
+ * number, boolean or uuid is refused here, at its path, before any SQL runs.
  * `limit` takes a non-negative Int, `offset` an Int or a 64-bit integer written as a string,
  * and the few other plain arguments (`distinct`, `_is_null`, `path`, directives) take exactly
  * their GraphQL scalar.
@@ -24,6 +26,8 @@ import {
 import { scientificText } from "./compiler/numeric-text.js";
 import { fieldNotFound, type HasuraCode, HasuraError, jsonPath } from "./errors.js";
 import { JsonNumber } from "./json-number.js";
+import { isArrayColumnList } from "./schema/pg-array.js";
+import { textProblem } from "./text-values.js";
 
 export type LeafMode = "column" | "strict" | "limit" | "offset";
 export type Segments = Array<string | number>;
@@ -171,7 +175,8 @@ function aesonProblem(what: string, expected: string, input: Input): Problem {
  * Types not listed here (uuid, dates, geometry, arrays...) are left to PostgreSQL.
  */
 function columnScalar(name: string, input: Input): Problem | null {
-  if (input.kind === "string" || input.kind === "enum") return null;
+  if (input.kind === "string") return textProblem(name, input.value);
+  if (input.kind === "enum") return null;
   if (input.kind === "null") return { code: "validation-failed", message: `unexpected null value for type '${name}'` };
   const bits = INTEGER_BITS[name];
   if (bits)
@@ -247,6 +252,8 @@ export function checkJsonValue(value: unknown, type: GraphQLInputType, mode: Lea
   }
   const nullable = getNullableType(type);
   if (isListType(nullable)) {
+    // A string for an array column is a PostgreSQL array literal, for PostgreSQL to read.
+    if (typeof value === "string" && isArrayColumnList(nullable)) return;
     const item = nullable.ofType as GraphQLInputType;
     if (Array.isArray(value)) for (const [i, v] of value.entries()) checkJsonValue(v, item, mode, [...path, i]);
     else checkJsonValue(value, item, mode, [...path, 0]);

@@ -332,7 +332,7 @@ export class Engine {
     if (!def || !info || !("table" in info)) throw fieldNotFound(field.name, `${root.name}`, jsonPath(path));
     const table = ctx.table(info.table);
     const objectType = getNamedType(def.type) as GraphQLObjectType;
-    const args = argumentValues(field.node.arguments, ctx.variables);
+    const args = argumentValues(field.node.arguments, ctx.variables, def.args);
     const sub = collectFields(field.selections, objectType.name, ctx.fragments, ctx.variables);
     if (info.kind === "function" || info.kind === "function_aggregate")
       return functionRootJson(ctx, info.fn, info.kind === "function_aggregate", args, sub, objectType, path);

@@ -83,7 +83,7 @@ export function computedFieldJson(
   path: Path,
 ): Sql {
   const cf = computedField(table, name);
-  const args = argumentValues(field.node.arguments, ctx.variables);
+  const args = argumentValues(field.node.arguments, ctx.variables, def.args);
   const call = functionCall(ctx, cf.call, rowValue(table, alias), args.args, path);
   if (cf.returns.kind === "scalar") {
     return ctx.options.stringifyNumeric && BIG_NUMERIC.has(cf.returns.pgType) ? sql`(${call})::text` : call;
@@ -170,7 +170,7 @@ export async function runFunctionMutation(
   def: GraphQLField<unknown, unknown>,
 ): Promise<string> {
   const type = getNamedType(def.type) as GraphQLObjectType;
-  const args = argumentValues(field.node.arguments, ctx.variables);
+  const args = argumentValues(field.node.arguments, ctx.variables, def.args);
   const fields = collectFields(field.selections, type.name, ctx.fragments, ctx.variables);
   const json = functionRootJson(ctx, fnKey, false, args, fields, type, ["selectionSet", field.responseKey]);
   const { rows } = await tx.query<{ r: string | null }>(sql`SELECT (${json})::text AS r`);

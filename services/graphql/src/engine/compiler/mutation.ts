@@ -331,7 +331,7 @@ export async function runMutationField(
   field: Collected,
   def: GraphQLField<unknown, unknown>,
 ): Promise<string> {
-  const args = argumentValues(field.node.arguments, ctx.variables);
+  const args = argumentValues(field.node.arguments, ctx.variables, def.args);
   const path: Path = ["selectionSet", field.responseKey];
   const type = objectType(def);
   if (kind === "insert" || kind === "insert_one") {

@@ -63,7 +63,7 @@ export function rowJson(
       const target = ctx.table(rel.target);
       const parent = { rel, alias };
       const childType = objectTypeOf(def);
-      const args = argumentValues(f.node.arguments, ctx.variables);
+      const args = argumentValues(f.node.arguments, ctx.variables, def.args);
       const child = subFields(ctx, f, childType);
       if (info.kind === "object_rel") columns.push(sql`${objectJson(ctx, target, child, childType, parent, here)} AS ${key}`);
       else if (info.kind === "array_rel") columns.push(sql`${listJson(ctx, target, args, child, childType, parent, here)} AS ${key}`);
@@ -242,7 +242,7 @@ function aggregateFields(ctx: CompileContext, table: TableModel, alias: string, 
       continue;
     }
     if (f.name === "count") {
-      const args = argumentValues(f.node.arguments, ctx.variables);
+      const args = argumentValues(f.node.arguments, ctx.variables, type.getFields().count?.args);
       pairs.push(sql`${f.responseKey}::text, ${countExpression(table, alias, args.columns, args.distinct === true)}`);
       continue;
     }

@@ -30,6 +30,7 @@ import type { FieldInfo } from "./field-info.js";
 import { computedBoolExpFields, computedObjectFields, computedOrderByFields, functionRootFields } from "./functions.js";
 import { mutationFields } from "./mutation.js";
 import { cursorOrderingEnum, orderByEnum, ScalarRegistry } from "./scalars.js";
+import { arrayColumnList } from "./pg-array.js";
 
 export const NUMERIC_AGGREGATES = ["avg", "stddev", "stddev_pop", "stddev_samp", "sum", "var_pop", "var_samp", "variance"] as const;
 export const ORDER_AGGREGATES = ["max", "min"] as const;
@@ -180,7 +181,7 @@ export class RoleSchemaBuilder {
   scalar(column: ColumnModel): GraphQLScalarType | GraphQLEnumType | GraphQLList<GraphQLNonNull<GraphQLScalarType>> {
     if (column.enumTable) return this.enumType(this.model.tables.get(column.enumTable) as TableModel);
     const scalar = this.scalars.get(column.scalar);
-    return column.elementType ? new GraphQLList(new GraphQLNonNull(scalar)) : scalar;
+    return column.elementType ? arrayColumnList(new GraphQLNonNull(scalar)) : scalar;
   }
 
   named<T extends GraphQLObjectType | GraphQLInputObjectType | GraphQLEnumType>(name: string, make: () => T): T {

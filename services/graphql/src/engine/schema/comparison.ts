@@ -2,6 +2,7 @@
 
 import type { GraphQLInputFieldConfigMap } from "graphql";
 import { GraphQLBoolean, GraphQLInputObjectType, type GraphQLInputType, GraphQLList, GraphQLNonNull, GraphQLString } from "graphql";
+import { arrayColumnList } from "./pg-array.js";
 
 const TEXT_OPS = ["_like", "_nlike", "_ilike", "_nilike", "_similar", "_nsimilar", "_regex", "_nregex", "_iregex", "_niregex"];
 
@@ -53,7 +54,7 @@ export function arrayComparisonType(name: string, element: GraphQLInputType): Gr
     name: `${name}_array_comparison_exp`,
     description: `Boolean expression to compare columns of type "${name}". All fields are combined with logical 'AND'.`,
     fields: () => {
-      const array = new GraphQLList(new GraphQLNonNull(element));
+      const array = arrayColumnList(new GraphQLNonNull(element));
       const arrays = new GraphQLList(new GraphQLNonNull(array));
       return sortFields<GraphQLInputFieldConfigMap[string]>({
         _contained_in: { type: array, description: "is the array contained in the given array value" },
