@@ -173,7 +173,8 @@ function conflictClause(
   if (!table.uniqueConstraints.some((u) => u.name === constraint)) {
     throw new HasuraError("validation-failed", `unexpected value "${constraint}" for enum: '${table.typeName}_constraint'`);
   }
-  const fields = asList(spec.update_columns) as string[];
+  // A column named twice is updated once (PostgreSQL refuses two assignments to one column).
+  const fields = [...new Set(asList(spec.update_columns) as string[])];
   const columns = fields.map((field) => table.columnByField.get(field)?.name ?? field);
   if (columns.length === 0) return { clause: sql` ON CONFLICT ON CONSTRAINT ${ident(constraint)} DO NOTHING`, check: null };
   const update = requireAccess(updateAccess(table, ctx.session.role), "update", table);
@@ -205,10 +206,11 @@ function setExpression(alias: string, column: ColumnModel, operator: string, val
       return column.pgType === "money"
         ? sql`${current} + ${numberText(column, value) ?? literal(value)}::numeric::money`
         : sql`${current} + ${columnLiteral(column, value)}`;
+    // The operand is a jsonb value: a string is a JSON string, not JSON text to parse.
     case "_append":
-      return sql`${current} || ${literal(value)}::jsonb`;
+      return sql`${current} || ${jsonAware("jsonb", value)}::jsonb`;
     case "_prepend":
-      return sql`${literal(value)}::jsonb || ${current}`;
+      return sql`${jsonAware("jsonb", value)}::jsonb || ${current}`;
     case "_delete_key":
       return sql`${current} - ${value}::text`;
     case "_delete_elem":

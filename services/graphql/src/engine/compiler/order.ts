@@ -90,12 +90,15 @@ export function orderTerms(ctx: CompileContext, table: TableModel, alias: string
         continue;
       }
       for (const [fn, spec] of Object.entries(value as Record<string, unknown>)) {
+        // A null stands for no ordering, as it does on a plain column.
+        if (spec === null || spec === undefined) continue;
         if (fn === "count") {
           terms.push({ expr: sql`(SELECT count(*) ${from})`, direction: direction(spec), column: null });
           continue;
         }
         if (!AGGREGATES.has(fn)) throw fieldNotFound(fn, `${target.typeName}_aggregate_order_by`);
-        for (const [field, dir] of Object.entries((spec ?? {}) as Record<string, unknown>)) {
+        for (const [field, dir] of Object.entries(spec as Record<string, unknown>)) {
+          if (dir === null || dir === undefined) continue;
           const col = target.columnByField.get(field);
           if (!col) throw fieldNotFound(field, `${target.typeName}_${fn}_order_by`);
           terms.push({

@@ -221,7 +221,9 @@ export function aggregateJson(
       pairs.push(sql`${f.responseKey}::text, ${aggregateFields(ctx, table, source.alias, subFields(ctx, f, aggType), aggType)}`);
     }
   }
-  return sql`(SELECT json_build_object(${join(pairs)}) ${source.from})`;
+  // GROUP BY (): one row even when no aggregate function is selected (only __typename, or
+  // every field skipped), as an aggregate over the rows always is.
+  return sql`(SELECT json_build_object(${join(pairs)}) ${source.from} GROUP BY ())`;
 }
 
 /** `count(*)`, or over the given columns (GraphQL field names), `DISTINCT` when asked. */

@@ -29,8 +29,8 @@ import { arrayComparisonType, comparisonType, sortFields } from "./comparison.js
 import type { FieldInfo } from "./field-info.js";
 import { computedBoolExpFields, computedObjectFields, computedOrderByFields, functionRootFields } from "./functions.js";
 import { mutationFields } from "./mutation.js";
-import { cursorOrderingEnum, orderByEnum, ScalarRegistry } from "./scalars.js";
 import { arrayColumnList } from "./pg-array.js";
+import { cursorOrderingEnum, orderByEnum, ScalarRegistry } from "./scalars.js";
 
 export const NUMERIC_AGGREGATES = ["avg", "stddev", "stddev_pop", "stddev_samp", "sum", "var_pop", "var_samp", "variance"] as const;
 export const ORDER_AGGREGATES = ["max", "min"] as const;
@@ -184,6 +184,16 @@ export class RoleSchemaBuilder {
     return column.elementType ? arrayColumnList(new GraphQLNonNull(scalar)) : scalar;
   }
 
+  /**
+   * A column's type in results: as `scalar`, except that an array column's items are nullable
+   * (`[String]`): PostgreSQL arrays may hold NULL elements whatever the column's constraints,
+   * so the schema promises no more than the data keeps. Values written stay `[String!]`.
+   */
+  outputScalar(column: ColumnModel): GraphQLScalarType | GraphQLEnumType | GraphQLList<GraphQLScalarType> {
+    if (!column.elementType || column.enumTable) return this.scalar(column) as GraphQLScalarType | GraphQLEnumType;
+    return new GraphQLList(this.scalars.get(column.scalar));
+  }
+
   named<T extends GraphQLObjectType | GraphQLInputObjectType | GraphQLEnumType>(name: string, make: () => T): T {
     const existing = this.types.get(name);
     if (existing) return existing as T;
@@ -241,7 +251,7 @@ export class RoleSchemaBuilder {
           const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
           for (const c of this.access(table).columns) {
             fields[c.field] = {
-              type: c.nullable ? this.scalar(c) : new GraphQLNonNull(this.scalar(c)),
+              type: c.nullable ? this.outputScalar(c) : new GraphQLNonNull(this.outputScalar(c)),
               ...(c.comment ? { description: c.comment } : {}),
               ...(c.pgType === "json" || c.pgType === "jsonb" ? { args: JSON_PATH_ARGS } : {}),
               extensions: info({ kind: "column", column: c.name }),
@@ -340,7 +350,7 @@ export class RoleSchemaBuilder {
             Object.fromEntries(
               columns.map((c) => [
                 c.field,
-                { type: keepsType ? this.scalar(c) : GraphQLFloat, extensions: info({ kind: "column", column: c.name }) },
+                { type: keepsType ? this.outputScalar(c) : GraphQLFloat, extensions: info({ kind: "column", column: c.name }) },
               ]),
             ),
           ),

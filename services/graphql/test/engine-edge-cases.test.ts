@@ -1,0 +1,100 @@
+/**
+ * Valid requests that once failed (found by generating requests from the schema): aggregates
+ * that select no aggregate function, nulls inside aggregate orderings, jsonb strings appended,
+ * a column named twice in on_conflict, and array columns whose stored arrays hold NULL.
+ */
+import { type GraphQLList, type GraphQLObjectType, getNamedType, getNullableType, isListType, isNonNullType } from "graphql";
+import { describe, expect, it } from "vitest";
+import type { Metadata } from "../src/engine/metadata/types.js";
+import { testBackends } from "./support/db.js";
+import { ADMIN, metadataWith, useTestEngine } from "./support/engine.js";
+
+const SCHEMA = `
+CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL, tags text[], doc jsonb);
+CREATE TABLE article (id serial PRIMARY KEY, title text, author_id int REFERENCES author(id));
+INSERT INTO author (name, tags, doc) VALUES ('a', '{x,NULL}', '{"k": 1}'), ('b', NULL, '[1]');
+INSERT INTO article (title, author_id) VALUES ('t1', 1), ('t2', 1), ('t3', 2);
+`;
+
+const metadata = (): Metadata =>
+  metadataWith([
+    {
+      table: { schema: "public", name: "author" },
+      array_relationships: [
+        { name: "articles", using: { foreign_key_constraint_on: { table: { schema: "public", name: "article" }, column: "author_id" } } },
+      ],
+    },
+    {
+      table: { schema: "public", name: "article" },
+      object_relationships: [{ name: "author", using: { foreign_key_constraint_on: "author_id" } }],
+    },
+  ]);
+
+describe.each(testBackends)("%s", (backend) => {
+  const suite = useTestEngine(backend, { schema: SCHEMA, metadata });
+  const data = async (query: string) => {
+    const body = JSON.parse(await suite.engine.execute({ query }, ADMIN));
+    expect(body.errors).toBeUndefined();
+    return body.data;
+  };
+
+  it("answers an aggregate that selects only __typename, at the root and nested", async () => {
+    expect(await data(`{ author_aggregate { __typename } }`)).toEqual({ author_aggregate: { __typename: "author_aggregate" } });
+    expect(await data(`{ author_aggregate(where: {id: {_lt: 0}}) { aggregate { __typename } } }`)).toEqual({
+      author_aggregate: { aggregate: { __typename: "author_aggregate_fields" } },
+    });
+    expect(await data(`{ author(order_by: {id: asc}) { articles_aggregate { __typename } } }`)).toEqual({
+      author: [{ articles_aggregate: { __typename: "article_aggregate" } }, { articles_aggregate: { __typename: "article_aggregate" } }],
+    });
+  });
+
+  it("answers an empty object for an aggregate whose every field is skipped", async () => {
+    expect(await data(`{ author_aggregate { aggregate @skip(if: true) { count } } }`)).toEqual({ author_aggregate: {} });
+    expect(await data(`{ author_aggregate { nodes @include(if: false) { id } } }`)).toEqual({ author_aggregate: {} });
+    expect(await data(`{ author(order_by: {id: asc}) { id articles_aggregate { aggregate @include(if: false) { count } } } }`)).toEqual({
+      author: [
+        { id: 1, articles_aggregate: {} },
+        { id: 2, articles_aggregate: {} },
+      ],
+    });
+  });
+
+  it("treats a null inside an aggregate ordering as absent, as on a plain column", async () => {
+    const expected = { author: [{ id: 2 }, { id: 1 }] };
+    expect(await data(`{ author(order_by: [{articles_aggregate: {count: null}}, {id: desc}]) { id } }`)).toEqual(expected);
+    expect(await data(`{ author(order_by: [{articles_aggregate: {max: {title: null}}}, {id: desc}]) { id } }`)).toEqual(expected);
+    expect(await data(`{ author(order_by: [{articles_aggregate: {max: null}}, {name: null}, {id: desc}]) { id } }`)).toEqual(expected);
+  });
+
+  it("appends and prepends a JSON string to a jsonb column", async () => {
+    expect(await data(`mutation { update_author(where: {id: {_eq: 2}}, _append: {doc: "end"}) { returning { doc } } }`)).toEqual({
+      update_author: { returning: [{ doc: [1, "end"] }] },
+    });
+    expect(await data(`mutation { update_author(where: {id: {_eq: 2}}, _prepend: {doc: "{not json"}) { returning { doc } } }`)).toEqual({
+      update_author: { returning: [{ doc: ["{not json", 1, "end"] }] },
+    });
+  });
+
+  it("updates a column named twice in on_conflict.update_columns once", async () => {
+    const body = await data(
+      `mutation { insert_author(objects: [{id: 1, name: "renamed"}], on_conflict: {constraint: author_pkey, update_columns: [name, name]}) { returning { name } } }`,
+    );
+    expect(body).toEqual({ insert_author: { returning: [{ name: "renamed" }] } });
+  });
+
+  it("types an array column's items as nullable in results, since stored arrays may hold NULL", async () => {
+    expect(await data(`{ author(order_by: {id: asc}) { tags } }`)).toEqual({ author: [{ tags: ["x", null] }, { tags: null }] });
+    const schema = suite.engine.schemaFor("admin");
+    const output = (schema.getType("author") as GraphQLObjectType).getFields().tags?.type;
+    expect(isListType(output) && !isNonNullType((output as GraphQLList<never>).ofType)).toBe(true);
+    expect(getNamedType(output)?.name).toBe("String");
+    // What a client writes stays a list of non-null strings.
+    const input = schema
+      .getMutationType()
+      ?.getFields()
+      .insert_author?.args.find((a) => a.name === "objects")?.type;
+    const insertType = getNamedType(input) as unknown as { getFields(): Record<string, { type: unknown }> };
+    const tags = getNullableType(insertType.getFields().tags?.type as never) as GraphQLList<never>;
+    expect(isNonNullType(tags.ofType)).toBe(true);
+  });
+});
