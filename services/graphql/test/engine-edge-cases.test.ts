@@ -3,7 +3,16 @@
  * that select no aggregate function, nulls inside aggregate orderings, jsonb strings appended,
  * a column named twice in on_conflict, and array columns whose stored arrays hold NULL.
  */
-import { type GraphQLList, type GraphQLObjectType, getNamedType, getNullableType, isListType, isNonNullType } from "graphql";
+import {
+  type GraphQLInputObjectType,
+  type GraphQLInputType,
+  type GraphQLList,
+  type GraphQLObjectType,
+  getNamedType,
+  getNullableType,
+  isListType,
+  isNonNullType,
+} from "graphql";
 import { describe, expect, it } from "vitest";
 import type { Metadata } from "../src/engine/metadata/types.js";
 import { testBackends } from "./support/db.js";
@@ -93,8 +102,8 @@ describe.each(testBackends)("%s", (backend) => {
       .getMutationType()
       ?.getFields()
       .insert_author?.args.find((a) => a.name === "objects")?.type;
-    const insertType = getNamedType(input) as unknown as { getFields(): Record<string, { type: unknown }> };
-    const tags = getNullableType(insertType.getFields().tags?.type as never) as GraphQLList<never>;
-    expect(isNonNullType(tags.ofType)).toBe(true);
+    const insertType = getNamedType(input) as GraphQLInputObjectType;
+    const tags = getNullableType(insertType.getFields().tags?.type as GraphQLInputType);
+    expect(isListType(tags) && isNonNullType(tags.ofType)).toBe(true);
   });
 });

@@ -1,0 +1,34 @@
+-- Variables are bound as parameters: the same text serves every value.
+-- role: admin
+
+-- statement 1 of 1
+SELECT ((
+    SELECT coalesce(json_agg((
+          SELECT row_to_json("_t2")
+          FROM (
+            SELECT "_t1"."id" AS "id", "_t1"."title" AS "title", "_t1"."rating" AS "rating") AS "_t2")
+        ORDER BY "_t1"."__o0" ASC NULLS LAST), '[]'::json)
+    FROM (
+      SELECT "_t1".*, "_t1"."id" AS "__o0"
+      FROM "public"."article" AS "_t1"
+      WHERE (true) AND ((("_t1"."rating" >= $1)) AND (("_t1"."title" LIKE $2)))
+      ORDER BY "_t1"."id" ASC NULLS LAST) AS "_t1"))::text AS "f0";
+-- parameters: [3,"%e%"]
+
+-- response
+-- {
+--   "data": {
+--     "article": [
+--       {
+--         "id": 1,
+--         "title": "Notes on engines",
+--         "rating": 5
+--       },
+--       {
+--         "id": 3,
+--         "title": "C in practice",
+--         "rating": 4
+--       }
+--     ]
+--   }
+-- }
