@@ -5,6 +5,26 @@ import { parseCorsDomains } from "./http/cors.js";
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
+/**
+ * HASURA_GRAPHQL_TIME_LIMIT: seconds a GraphQL request's statements may run (0: no limit). Hasura
+ * has no such setting (its time limit is the `time_limit` API limit); the name and the unit are
+ * that limit's, and the default is the 60 s Hasura Cloud gives every project
+ * (https://hasura.io/docs/2.0/security/api-limits/#time-limits), so apps made for Hasura keep
+ * working. API limits can only lower it.
+ */
+function seconds(raw: string | undefined): number {
+  if (raw === undefined) return 60;
+  const value = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || !Number.isFinite(value)) throw new Error(`must be a number of seconds, got "${raw}"`);
+  return value;
+}
+
+function redisUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^rediss?:\/\//i.test(raw)) throw new Error("must be a redis:// or rediss:// URL");
+  return raw;
+}
+
 function postgresUrl(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   if (!/^postgres(ql)?:\/\//i.test(raw)) throw new Error(`must be a postgres:// or postgresql:// URL`);
@@ -47,6 +67,9 @@ function readSettings(env: Env) {
     booleanNullCollapse: boolean("HASURA_GRAPHQL_V1_BOOLEAN_NULL_COLLAPSE", false),
     stringifyNumeric: boolean("HASURA_GRAPHQL_STRINGIFY_NUMERIC_TYPES", false),
     poolSize: integer("HASURA_GRAPHQL_PG_CONNECTIONS", 50, { min: 1 }),
+    timeLimit: custom("HASURA_GRAPHQL_TIME_LIMIT", seconds),
+    // Hasura EE's rate limit store; its caching Redis URL serves too when that is the only one set.
+    rateLimitRedisUrl: custom(["HASURA_GRAPHQL_RATE_LIMIT_REDIS_URL", "HASURA_GRAPHQL_REDIS_URL"], redisUrl),
     metadataPollMs: integer("HASURA_GRAPHQL_METADATA_POLL_INTERVAL_MS", 1000, { min: 50 }),
     extensionsSchema: string("HASURA_GRAPHQL_METADATA_DATABASE_EXTENSIONS_SCHEMA", "public"),
     logLevel: oneOf(["HASURA_GRAPHQL_LOG_LEVEL", "LOG_LEVEL"], LOG_LEVELS, "info"),

@@ -11,9 +11,12 @@ import { runSql, type SqlRunner } from "./engine/catalog/run-sql.js";
 import { sqlRunnerFor } from "./engine/catalog/run-sql-adapters.js";
 import type { PgCatalog } from "./engine/catalog/types.js";
 import { insertRows } from "./engine/dml.js";
+import type { HasuraError } from "./engine/errors.js";
 import { Engine, type EngineOptions, type GraphQLRequest } from "./engine/execute.js";
+import { type RequestContext, RequestGuard } from "./engine/limits/guard.js";
 import { type MetadataContext, type MetadataEndpoint, runMetadataRequest } from "./engine/metadata/api.js";
 import { catalogViewOf } from "./engine/metadata/catalog-view.js";
+import { allInconsistencies, logNewInconsistencies } from "./engine/metadata/inconsistency-log.js";
 import { MetadataStore, type MetadataStoreOptions } from "./engine/metadata/store.js";
 import { DEFAULT_SOURCE, type Metadata } from "./engine/metadata/types.js";
 import { buildModel } from "./engine/model/build.js";
@@ -26,12 +29,16 @@ export class GraphqlRuntime {
   private timer: NodeJS.Timeout | undefined;
   private readonly store: MetadataStore;
   private readonly runner: SqlRunner;
+  /** The inconsistent objects already logged (inconsistency-log.ts). */
+  private loggedInconsistencies: ReadonlySet<string> = new Set();
 
   constructor(
     readonly db: Database,
     private readonly options: EngineOptions,
     private readonly log?: Pick<Logger, "info" | "warn" | "error">,
     storeOptions: MetadataStoreOptions = {},
+    /** The time limit and the API limits requests run within. */
+    private readonly guard = new RequestGuard(),
   ) {
     this.store = new MetadataStore(db, storeOptions);
     this.runner = sqlRunnerFor(db);
@@ -69,8 +76,16 @@ export class GraphqlRuntime {
       if (pg) catalog.enumValues.set(`${pg.schema}.${pg.name}`, await loadEnumValues(this.db, pg));
     }
     this.engine = new Engine(this.db, buildModel(metadata, catalog), this.options);
+    this.guard.setApiLimits(metadata.api_limits);
     this.version = version;
     this.log?.info({ resourceVersion: version, tables: catalog.tables.size }, "metadata loaded");
+    // Only the default source is introspected, so only its objects are checked.
+    const served = { ...metadata, sources: source ? [source] : [] };
+    this.loggedInconsistencies = logNewInconsistencies(
+      this.log,
+      allInconsistencies(served, catalogViewOf(catalog)),
+      this.loggedInconsistencies,
+    );
   }
 
   startPolling(intervalMs: number): void {
@@ -84,8 +99,14 @@ export class GraphqlRuntime {
     clearInterval(this.timer);
   }
 
-  execute(request: GraphQLRequest, session: Session): Promise<string> {
-    return this.engine.execute(request, session);
+  execute(request: GraphQLRequest, session: Session, context: RequestContext = {}): Promise<string> {
+    const engine = this.engine;
+    return this.guard.run(session, context, (options) => engine.execute(request, session, options));
+  }
+
+  /** The API limits' error for a batch of `size` operations, if it is too large for the session's role. */
+  batchError(session: Session, size: number): HasuraError | undefined {
+    return this.guard.batchError(session, size);
   }
 
   admin(endpoint: MetadataEndpoint, body: unknown): Promise<unknown> {

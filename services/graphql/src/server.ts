@@ -3,6 +3,8 @@ import { type Database, type Logger, openDatabase, sql } from "@platform/core";
 import type { FastifyInstance } from "fastify";
 import type { GraphqlConfig } from "./config.js";
 import { resolveSession } from "./engine/auth/session.js";
+import { RequestGuard } from "./engine/limits/guard.js";
+import { redisRateCounter } from "./engine/limits/rate-counter.js";
 import { loadMetadataDir } from "./engine/metadata/load-dir.js";
 import { applyHasuraMigrations } from "./engine/metadata/migrations.js";
 import { buildHttpApp } from "./http/app.js";
@@ -48,13 +50,19 @@ export async function createGraphql(
 ): Promise<{ app: FastifyInstance; runtime: GraphqlRuntime; close(): Promise<void> }> {
   if (config.auth.adminSecretHash === null) logger.warn(NO_ADMIN_SECRET_WARNING);
   const db = options.db ?? (await openConfiguredDatabase(config, logger));
-  // A database handed in belongs to the caller, which closes it.
-  const closeDb = options.db ? async () => {} : () => db.close();
+  // Rate limits count in Redis when one is configured, so every instance shares the counts.
+  const redis = config.rateLimitRedisUrl ? await redisRateCounter(config.rateLimitRedisUrl, logger) : undefined;
+  const closeDb = async () => {
+    redis?.close();
+    // A database handed in belongs to the caller, which closes it.
+    if (!options.db) await db.close();
+  };
   const runtime = new GraphqlRuntime(
     db,
     { booleanNullCollapse: config.booleanNullCollapse, stringifyNumeric: config.stringifyNumeric },
     logger,
     { extensionsSchema: config.extensionsSchema },
+    new RequestGuard({ timeLimitSeconds: config.timeLimit, rateCounter: redis?.counter }),
   );
   try {
     await runtime.init();
@@ -71,7 +79,8 @@ export async function createGraphql(
   const app = buildHttpApp(
     {
       resolveSession: (headers, body) => resolveSession({ headers, body }, config.auth),
-      execute: (request, session) => runtime.execute(request, session),
+      execute: (request, session, context) => runtime.execute(request, session, context),
+      batchError: (session, size) => runtime.batchError(session, size),
       admin: (endpoint, body) => runtime.admin(endpoint, body),
       health: async () => {
         await db.query(sql`SELECT 1`);

@@ -68,24 +68,33 @@ describe("loadMetadataDir", () => {
     ]);
   });
 
-  it("keeps actions, custom types, the actions SDL and the other top-level files, and drops the empty ones", async () => {
+  it("keeps actions and custom types merged with the actions SDL, the other top-level files, and drops the empty ones", async () => {
     const metadata = await loadMetadataDir(join(FIXTURES, "v3"));
     expect(metadata.actions).toEqual([
       {
         name: "publishArticle",
-        definition: { kind: "synchronous", handler: "{{ACTIONS_BASE_URL}}/publish", forward_client_headers: true },
+        definition: {
+          type: "mutation",
+          arguments: [{ name: "input", type: "PublishInput!" }],
+          output_type: "PublishOutput",
+          kind: "synchronous",
+          handler: "{{ACTIONS_BASE_URL}}/publish",
+          forward_client_headers: true,
+        },
         permissions: [{ role: "user" }],
       },
     ]);
-    expect(metadata.custom_types).toEqual({ input_objects: [{ name: "PublishInput" }], objects: [{ name: "PublishOutput" }] });
-    expect(metadata.actions_graphql).toContain("publishArticle(input: PublishInput!): PublishOutput");
+    expect(metadata.custom_types).toEqual({
+      input_objects: [{ name: "PublishInput", fields: [{ name: "articleId", type: "Int!" }] }],
+      objects: [{ name: "PublishOutput", fields: [{ name: "ok", type: "Boolean!" }] }],
+    });
+    expect(metadata).not.toHaveProperty("actions_graphql");
     expect(metadata.allowlist).toEqual([{ collection: "allowed-queries" }]);
     expect(metadata.query_collections).toMatchObject([{ name: "allowed-queries" }]);
     for (const empty of ["cron_triggers", "remote_schemas", "inherited_roles", "rest_endpoints", "api_limits", "network"]) {
       expect(metadata).not.toHaveProperty(empty);
     }
-    // The SDL is ours, not Hasura's: export leaves it out.
-    expect(exportMetadata(metadata)).not.toHaveProperty("actions_graphql");
+    expect(exportMetadata(metadata)).toEqual(metadata);
   });
 
   it("reads the v2 layout (plain table names, legacy custom_column_names) to the same metadata as v3", async () => {

@@ -6,7 +6,7 @@ export { statementName } from "./pg.js";
 import { openPglite } from "./pglite.js";
 import type { Database, DatabaseOptions } from "./types.js";
 
-export type { Database, DatabaseOptions, Queryable, QueryOptions, QueryResult } from "./types.js";
+export type { Database, DatabaseOptions, Queryable, QueryOptions, QueryResult, TransactionOptions } from "./types.js";
 
 /** Opens a PostgreSQL server when a URL is given, otherwise the embedded PGlite engine. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { type Compiled, compile, Sql } from "../sql.js";
-import type { Database, Queryable, QueryOptions, QueryResult } from "./types.js";
+import { type Checkout, cancellable, connectCancellable } from "./pg-cancel.js";
+import type { Database, Queryable, QueryOptions, QueryResult, TransactionOptions } from "./types.js";
 import { textParsers } from "./types-parsing.js";
 
 const types = {
@@ -17,40 +18,94 @@ export function statementName(text: string): string {
   return `p_${createHash("sha1").update(text).digest("base64url")}`;
 }
 
-function queryable(client: pg.Pool | pg.PoolClient): Queryable {
+/**
+ * How often (ms) PostgreSQL checks, while running a statement, that the engine is still connected
+ * (PostgreSQL 14+, https://www.postgresql.org/docs/current/runtime-config-connection.html): if this
+ * process dies or a connection is dropped mid-statement, the server stops the statement instead of
+ * running it to the end.
+ */
+export const CONNECTION_CHECK_INTERVAL_MS = 500;
+
+type Statement = Sql | Compiled;
+
+function queryConfig(statement: Statement, options: QueryOptions | undefined) {
+  const { text, values } = statement instanceof Sql ? compile(statement, "postgres") : statement;
+  const name = options?.name ?? (options?.prepare ? statementName(text) : undefined);
+  return { text, values, types, ...(name ? { name } : {}) };
+}
+
+async function run<T>(client: pg.Pool | pg.PoolClient, statement: Statement, options?: QueryOptions): Promise<QueryResult<T>> {
+  const result = await client.query(queryConfig(statement, options));
+  return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
+}
+
+/** Statements on the pool, each on whichever connection is free; with a signal, on one checked out for it. */
+function poolQueryable(pool: pg.Pool): Queryable {
   return {
-    async query<T>(statement: Sql | Compiled, options?: QueryOptions): Promise<QueryResult<T>> {
-      const { text, values } = statement instanceof Sql ? compile(statement, "postgres") : statement;
-      const name = options?.name ?? (options?.prepare ? statementName(text) : undefined);
-      const result = await client.query({ text, values, types, ...(name ? { name } : {}) });
-      return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
+    async query<T>(statement: Statement, options?: QueryOptions): Promise<QueryResult<T>> {
+      const signal = options?.signal;
+      if (!signal) return run<T>(pool, statement, options);
+      const checkout: Checkout = { client: await connectCancellable(pool, signal), broken: false };
+      try {
+        return await cancellable(checkout, signal, () => run<T>(checkout.client, statement, options));
+      } finally {
+        checkout.client.release(checkout.broken);
+      }
     },
     async exec(script: string): Promise<void> {
-      await client.query(script);
+      await pool.query(script);
+    },
+  };
+}
+
+/** Statements of one transaction; `signal` (the transaction's) cancels whichever one is running. */
+function transactionQueryable(checkout: Checkout, signal: AbortSignal | undefined): Queryable {
+  return {
+    query<T>(statement: Statement, options?: QueryOptions): Promise<QueryResult<T>> {
+      const either = options?.signal && signal ? AbortSignal.any([signal, options.signal]) : (options?.signal ?? signal);
+      return cancellable(checkout, either, () => run<T>(checkout.client, statement, options));
+    },
+    async exec(script: string): Promise<void> {
+      await cancellable(checkout, signal, () => checkout.client.query(script));
     },
   };
 }
 
 export function openPostgres(url: string, maxConnections = 10): Database {
-  const pool = new pg.Pool({ connectionString: url, max: maxConnections, types });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: maxConnections,
+    types,
+    // Before the connection's first statement; a server before 14 refuses the name, which is fine.
+    onConnect: async (client) => {
+      await client.query(`SET client_connection_check_interval = ${CONNECTION_CHECK_INTERVAL_MS}`).catch(() => {});
+    },
+  });
   // An idle client losing its server must not crash the process; the next query reconnects.
   pool.on("error", () => {});
   return {
     kind: "postgres",
     driver: pool,
-    ...queryable(pool),
-    async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
+    ...poolQueryable(pool),
+    async transaction<T>(work: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T> {
+      const signal = options?.signal;
+      const checkout: Checkout = { client: await connectCancellable(pool, signal), broken: false };
+      const { client } = checkout;
       try {
         await client.query("BEGIN");
-        const result = await work(queryable(client));
+        const result = await work(transactionQueryable(checkout, signal));
+        // A request cancelled after its last statement still rolls back.
+        signal?.throwIfAborted();
         await client.query("COMMIT");
         return result;
       } catch (error) {
-        await client.query("ROLLBACK").catch(() => {});
+        if (!checkout.broken)
+          await client.query("ROLLBACK").catch(() => {
+            checkout.broken = true;
+          });
         throw error;
       } finally {
-        client.release();
+        client.release(checkout.broken);
       }
     },
     close: () => pool.end(),

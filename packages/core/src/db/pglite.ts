@@ -3,18 +3,32 @@ import { citext } from "@electric-sql/pglite/contrib/citext";
 import { ltree } from "@electric-sql/pglite/contrib/ltree";
 import { pgcrypto } from "@electric-sql/pglite/contrib/pgcrypto";
 import { type Compiled, compile, Sql } from "../sql.js";
-import type { Database, Queryable, QueryResult } from "./types.js";
+import type { Database, Queryable, QueryOptions, QueryResult } from "./types.js";
 import { textParsers } from "./types-parsing.js";
 
-function queryable(engine: PGlite | Transaction): Queryable {
+/**
+ * Cancellation on PGlite is partial, and cannot be more: PGlite runs PostgreSQL compiled to
+ * WebAssembly on this process's JavaScript thread, so while it runs a statement no timer, abort
+ * or socket event of this process runs at all. `SET statement_timeout` is accepted but not
+ * enforced (PostgreSQL's timeouts need a SIGALRM that the WebAssembly build never receives:
+ * `SET statement_timeout = 300; SELECT pg_sleep(2)` returns after 2 s, tested in
+ * services/graphql/test/limits-timeout.test.ts). So a signal only stops the statements that
+ * have not started yet: an aborted request runs no further statement, and its transaction rolls
+ * back. A statement that is already running runs to its end; use PostgreSQL (a database URL)
+ * where a client can send expensive queries.
+ */
+function queryable(engine: PGlite | Transaction, signal?: AbortSignal): Queryable {
   return {
-    async query<T>(statement: Sql | Compiled): Promise<QueryResult<T>> {
+    async query<T>(statement: Sql | Compiled, options?: QueryOptions): Promise<QueryResult<T>> {
+      signal?.throwIfAborted();
+      options?.signal?.throwIfAborted();
       const { text, values } = statement instanceof Sql ? compile(statement, "postgres") : statement;
       const result = await engine.query<T>(text, values, { parsers: textParsers });
       // `affectedRows` is 0 for a SELECT; the command tag's count matches what pg reports.
       return { rows: result.rows, rowCount: result.rowCount ?? result.affectedRows ?? result.rows.length };
     },
     async exec(script: string): Promise<void> {
+      signal?.throwIfAborted();
       await engine.exec(script);
     },
   };
@@ -30,7 +44,15 @@ export async function openPglite(dataDir?: string): Promise<Database> {
     kind: "pglite",
     driver: engine,
     ...queryable(engine),
-    transaction: (work) => engine.transaction((tx) => work(queryable(tx))),
+    async transaction(work, options) {
+      options?.signal?.throwIfAborted();
+      return engine.transaction(async (tx) => {
+        const result = await work(queryable(tx, options?.signal));
+        // Cancelled after its last statement: roll back all the same.
+        options?.signal?.throwIfAborted();
+        return result;
+      });
+    },
     close: () => engine.close(),
   };
 }

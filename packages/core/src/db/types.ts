@@ -9,6 +9,17 @@ export interface QueryOptions {
   prepare?: boolean;
   /** The prepared statement's name when the caller already has one (a cached plan); implies `prepare`. */
   name?: string;
+  /**
+   * Cancels the statement: once aborted, a statement not yet started is not run, and on a server
+   * the running one is cancelled in PostgreSQL; the call then rejects with the signal's reason.
+   * PGlite cannot interrupt a statement it is running (see pglite.ts).
+   */
+  signal?: AbortSignal | undefined;
+}
+
+export interface TransactionOptions {
+  /** As QueryOptions.signal, for every statement of the transaction; an aborted transaction rolls back. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Something that runs statements: the database itself or one transaction on it. */
@@ -32,7 +43,7 @@ export interface Database extends Queryable {
    */
   readonly driver: unknown;
   /** Runs `work` in one transaction on one connection; commits on success, rolls back on throw. */
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
   close(): Promise<void>;
 }
 

@@ -5,7 +5,7 @@
  * whose JSON text is spliced into the response without being parsed in JS. Introspection
  * goes through graphql-js on the role's schema.
  */
-import { type Compiled, compile, type Database, ident, join, type Sql, sql, statementName } from "@platform/core";
+import { type Compiled, compile, type Database, ident, join, type Queryable, type Sql, sql, statementName } from "@platform/core";
 import {
   type DocumentNode,
   execute as executeGraphql,
@@ -65,6 +65,14 @@ export interface EngineOptions {
   booleanNullCollapse: boolean;
   /** HASURA_GRAPHQL_STRINGIFY_NUMERIC_TYPES: bigint and numeric values (and numeric aggregates) as JSON strings. */
   stringifyNumeric?: boolean;
+}
+
+/** Per request: how it is cancelled and checked before its SQL runs (limits/guard.ts builds it). */
+export interface ExecuteOptions {
+  /** Cancels the request's statements (client gone, time limit passed); the response is then the signal's reason. */
+  signal?: AbortSignal | undefined;
+  /** Throws a HasuraError to refuse the operation before any SQL runs (API limits' depth and node limits). */
+  checkOperation?: ((document: DocumentNode, operation: OperationDefinitionNode) => void) | undefined;
 }
 
 class Lru<V> {
@@ -137,9 +145,9 @@ export class Engine {
   }
 
   /** Executes one request; always resolves to a response body (errors included), as /v1/graphql answers 200. */
-  async execute(request: GraphQLRequest, session: Session): Promise<string> {
+  async execute(request: GraphQLRequest, session: Session, options: ExecuteOptions = {}): Promise<string> {
     try {
-      return await this.run(request, session);
+      return await this.run(request, session, options);
     } catch (error) {
       return errorBody(error instanceof HasuraError ? error : fromPostgres(error));
     }
@@ -159,7 +167,7 @@ export class Engine {
     return doc;
   }
 
-  private async run(request: GraphQLRequest, session: Session): Promise<string> {
+  private async run(request: GraphQLRequest, session: Session, options: ExecuteOptions): Promise<string> {
     const extensions = request.extensions;
     if (extensions && typeof extensions === "object" && "persistedQuery" in extensions)
       throw new HasuraError("not-supported", "Automatic Persisted Queries is not enabled", "$");
@@ -189,10 +197,11 @@ export class Engine {
       throw new HasuraError("validation-failed", "no mutations exist", "$");
     if (operation.operation === "subscription")
       throw new HasuraError("validation-failed", "subscriptions are not supported over HTTP, use websockets instead", "$");
+    options.checkOperation?.(document, operation);
     const variables = this.variables(schema, document, operation, `${key}\u0000${operationName ?? ""}`, request.variables);
     if (operation.operation === "mutation") {
       const ctx = new CompileContext(this.model, session, variables, fragmentsOf(document), this.options);
-      return this.mutate(ctx, schema.getMutationType() as GraphQLObjectType, operation);
+      return this.mutate(ctx, schema.getMutationType() as GraphQLObjectType, operation, options.signal);
     }
     const slotted = slotVariables(variables, variableTypes(schema, operation));
     const planKey = `${key}\u0000${operationName ?? ""}\u0000${slotted.signature}`;
@@ -202,11 +211,11 @@ export class Engine {
       const rootType = schema.getQueryType() as GraphQLObjectType;
       const fields = collectFields([operation.selectionSet], rootType.name, fragments, slotted.values);
       if (fields.some((f) => f.name === "__schema" || f.name === "__type"))
-        return this.introspect(schema, document, operationName, variables, session, fields, fragments);
+        return this.introspect(schema, document, operationName, variables, session, fields, fragments, options.signal);
       plan = this.plan(new CompileContext(this.model, session, slotted.values, fragments, this.options, true), rootType, fields);
       this.plans.set(planKey, plan);
     }
-    return this.runPlan(plan, { variables, session });
+    return this.runPlan(plan, { variables, session }, options.signal);
   }
 
   /** One statement for every root field of a query, with its parameters as slots, ready to run for any request of the same shape. */
@@ -222,12 +231,15 @@ export class Engine {
     return { statement, name: statement ? statementName(statement.text) : "", keys };
   }
 
-  private async runPlan(plan: QueryPlan, input: SlotInput): Promise<string> {
+  private async runPlan(plan: QueryPlan, input: SlotInput, signal?: AbortSignal): Promise<string> {
     let row: Record<string, string | null> = {};
     if (plan.statement) {
       const values = resolveParams(plan.statement.values, input);
       // Same operation shape, same text: PostgreSQL reuses the plan of the named prepared statement.
-      const { rows } = await this.db.query<Record<string, string | null>>({ text: plan.statement.text, values }, { name: plan.name });
+      const { rows } = await this.db.query<Record<string, string | null>>(
+        { text: plan.statement.text, values },
+        { name: plan.name, signal },
+      );
       row = rows[0] ?? {};
     }
     const parts = plan.keys.map((k) => k.prefix + (k.column === null ? k.constant : (row[k.column] ?? "null")));
@@ -243,19 +255,30 @@ export class Engine {
     session: Session,
     planned: Collected[],
     fragments: Fragments,
+    signal?: AbortSignal,
   ): Promise<string> {
     const ctx = new CompileContext(this.model, session, variables, fragments, this.options);
     const rootType = schema.getQueryType() as GraphQLObjectType;
     // Only booleans steer @skip/@include and they are never slots: the fields collected for planning stand.
     const fields = planned.filter((f) => !f.name.startsWith("__"));
-    const results = await this.runStatement(fields.map((f) => this.compileRoot(ctx, rootType, f)));
+    const results = await this.runStatement(
+      fields.map((f) => this.compileRoot(ctx, rootType, f)),
+      signal,
+    );
     return this.executeWithIntrospection(schema, document, operationName, variables, fields, results);
   }
 
   /** All mutation fields of a request run in order in one transaction: one failure rolls every one back. */
-  private async mutate(ctx: CompileContext, root: GraphQLObjectType, operation: OperationDefinitionNode): Promise<string> {
+  private async mutate(
+    ctx: CompileContext,
+    root: GraphQLObjectType,
+    operation: OperationDefinitionNode,
+    signal?: AbortSignal,
+  ): Promise<string> {
     const fields = collectFields([operation.selectionSet], root.name, ctx.fragments, ctx.variables);
-    const parts = await this.db.transaction(async (transaction) => {
+    // The request's signal cancels whichever statement runs and rolls the transaction back.
+    const inTransaction = <T>(work: (tx: Queryable) => Promise<T>) => this.db.transaction(work, { signal });
+    const parts = await inTransaction(async (transaction) => {
       const tx = bindingNumbersAsText(transaction);
       // Triggers can read the session as Hasura exposes it: current_setting('hasura.user').
       await tx.query(
@@ -343,12 +366,12 @@ export class Engine {
   }
 
   /** Runs all root fields as one statement (one snapshot, one round trip); each column is JSON text. */
-  private async runStatement(fields: Sql[]): Promise<string[]> {
+  private async runStatement(fields: Sql[], signal?: AbortSignal): Promise<string[]> {
     if (fields.length === 0) return [];
     const statement = sql`SELECT ${join(fields.map((f, i) => sql`(${f})::text AS ${ident(`f${i}`)}`))}`;
     // Same operation shape, same text: PostgreSQL reuses the plan of the named prepared statement.
     const { text, values } = compile(statement, "postgres");
-    const { rows } = await this.db.query<Record<string, string | null>>({ text, values: values.map(toParam) }, { prepare: true });
+    const { rows } = await this.db.query<Record<string, string | null>>({ text, values: values.map(toParam) }, { prepare: true, signal });
     return fields.map((_, i) => rows[0]?.[`f${i}`] ?? "null");
   }
 

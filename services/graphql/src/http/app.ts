@@ -7,6 +7,7 @@ import { createHttpApp, type Logger } from "@platform/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { HasuraError } from "../engine/errors.js";
 import { errorBody } from "../engine/execute.js";
+import type { RequestContext } from "../engine/limits/guard.js";
 import type { Session } from "../engine/session.js";
 import { registerConsole } from "./console.js";
 import { type CorsConfig, registerCors } from "./cors.js";
@@ -18,7 +19,9 @@ export type AdminEndpoint = "/v1/metadata" | "/v2/query" | "/v1/query";
 
 export interface GraphqlApi {
   resolveSession(headers: Record<string, string | undefined>, body: unknown): Promise<Session>;
-  execute(request: Record<string, unknown>, session: Session): Promise<string>;
+  execute(request: Record<string, unknown>, session: Session, context?: RequestContext): Promise<string>;
+  /** The error for a batch of `size` operations too large for the session (API limits' batch_limit). */
+  batchError?(session: Session, size: number): HasuraError | undefined;
   admin(endpoint: AdminEndpoint, body: unknown): Promise<unknown>;
   health(): Promise<"OK" | "WARN">;
 }
@@ -36,6 +39,20 @@ function headerMap(request: FastifyRequest): Record<string, string | undefined> 
   const out: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(request.headers)) out[name.toLowerCase()] = Array.isArray(value) ? value.join(",") : value;
   return out;
+}
+
+/**
+ * What the engine needs of the HTTP request: the client's address, and a signal aborted when the
+ * client's connection closes before the response is sent, which cancels the request's statements.
+ */
+function requestContext(request: FastifyRequest, reply: FastifyReply): RequestContext {
+  const controller = new AbortController();
+  const gone = () => {
+    if (!reply.raw.writableFinished) controller.abort(new Error("the client closed the connection"));
+  };
+  reply.raw.once("close", gone);
+  if (request.socket?.destroyed) gone();
+  return { signal: controller.signal, ip: request.ip };
 }
 
 function adminErrorBody(error: HasuraError) {
@@ -73,13 +90,16 @@ export function buildHttpApp(api: GraphqlApi, options: HttpOptions): FastifyInst
       if (error instanceof HasuraError) return errorBody(error);
       throw error;
     }
+    const context = requestContext(request, reply);
     if (Array.isArray(body)) {
-      const results = await Promise.all(body.map((item) => api.execute((item ?? {}) as Record<string, unknown>, session)));
+      const tooMany = api.batchError?.(session, body.length);
+      if (tooMany) return errorBody(tooMany);
+      const results = await Promise.all(body.map((item) => api.execute((item ?? {}) as Record<string, unknown>, session, context)));
       return `[${results.join(",")}]`;
     }
     if (body === null || typeof body !== "object")
       return errorBody(new HasuraError("invalid-json", "expecting an object or an array of objects", "$"));
-    return api.execute(body as Record<string, unknown>, session);
+    return api.execute(body as Record<string, unknown>, session, context);
   };
   app.post("/v1/graphql", graphql);
   // The legacy endpoint answers the same bodies, but with HTTP 400 when the response holds errors.

@@ -85,6 +85,7 @@ const ARGS_OPTIONAL = new Set([
   "reload_metadata",
   "get_inconsistent_metadata",
   "drop_inconsistent_metadata",
+  "remove_api_limits",
 ]);
 const BACKEND_PREFIXES: Record<string, string> = {
   pg: "postgres",

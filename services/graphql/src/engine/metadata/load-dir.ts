@@ -15,6 +15,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parse, type ScalarTag } from "yaml";
 import { HasuraError } from "../errors.js";
+import { ActionsSdlError, mergeActionsSdl } from "./actions-sdl.js";
 import { isObject, type Json } from "./args.js";
 import { normalizeMetadata } from "./normalize.js";
 import type { Metadata } from "./types.js";
@@ -102,19 +103,31 @@ function readVersion(dir: string): number | undefined {
   return version;
 }
 
-/** The files both layouts share: actions (+ their SDL) and the other top-level objects. */
-function topLevelObjects(dir: string): Json {
-  const out: Json = {};
-  const actions = optionalYaml(dir, "actions.yaml");
-  if (isObject(actions)) {
+/**
+ * actions.yaml merged with the action and custom type SDL of actions.graphql, as Hasura's CLI
+ * merges them (actions-sdl.ts); without an SDL file, actions.yaml as it is.
+ */
+function actionObjects(dir: string): Json {
+  const yaml = optionalYaml(dir, "actions.yaml");
+  const actions = isObject(yaml) ? yaml : {};
+  const sdlFile = join(dir, "actions.graphql");
+  if (!existsSync(sdlFile)) {
+    const out: Json = {};
     if (actions.actions !== undefined && actions.actions !== null) out.actions = actions.actions;
     if (actions.custom_types !== undefined && actions.custom_types !== null) out.custom_types = actions.custom_types;
+    return out;
   }
-  const sdlFile = join(dir, "actions.graphql");
-  if (existsSync(sdlFile)) {
-    const sdl = readFileSync(sdlFile, "utf8");
-    if (sdl.trim() !== "") out.actions_graphql = sdl;
+  try {
+    return mergeActionsSdl(actions, readFileSync(sdlFile, "utf8"));
+  } catch (error) {
+    if (error instanceof ActionsSdlError) throw new MetadataDirError(`${sdlFile}: ${error.message}`, { cause: error });
+    throw error;
   }
+}
+
+/** The files both layouts share: actions (with their SDL) and the other top-level objects. */
+function topLevelObjects(dir: string): Json {
+  const out: Json = actionObjects(dir);
   for (const [file, key] of Object.entries(TOP_LEVEL_FILES)) {
     const value = optionalYaml(dir, file);
     if (value !== undefined && value !== null) out[key] = value;

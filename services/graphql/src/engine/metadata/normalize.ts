@@ -5,6 +5,7 @@
  * `custom_column_names`, as Hasura exports them), and empty lists and objects are left out.
  * Comparing two loads, or an export with an import, is then plain deep equality.
  */
+import { normalizeApiLimitsKey } from "./api-limits.js";
 import { asArray, asObject, at, isObject, type Json, parseFailed, qualifiedTable, requireKey, requireString } from "./args.js";
 import type {
   ArrayRelationship,
@@ -209,7 +210,7 @@ const TOP_KEYS = ["version", "sources", "remote_schemas", "query_collections", "
  * returns version 3: a v1/v2 document becomes one `default` source.
  */
 export function normalizeMetadata(value: unknown, path = "$"): Metadata {
-  const input = asObject(value, path);
+  const input = normalizeApiLimitsKey(asObject(value, path), path);
   // A project without actions still has `custom_types: {enums: [], objects: [], ...}`.
   const obj = isObject(input.custom_types) ? { ...input, custom_types: ordered(input.custom_types, CUSTOM_TYPE_KEYS) } : input;
   const version = obj.version ?? 1;

@@ -5,6 +5,7 @@
  * Running them in order, saving and bulk are the API layer's job (api.ts).
  */
 import { HasuraError } from "../errors.js";
+import { removeApiLimits, setApiLimits } from "./api-limits.js";
 import { asObject, optionalBoolean, parseFailed } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import { dropInconsistent, findInconsistencies } from "./consistency.js";
@@ -31,6 +32,8 @@ import {
   untrackTable,
 } from "./tables.js";
 import { DEFAULT_SOURCE, type Metadata } from "./types.js";
+import { dropUnserved, unservedInconsistencies } from "./unserved.js";
+import { UNSERVED_GLOBAL_OPERATIONS, UNSERVED_SOURCE_OPERATIONS } from "./unserved-operations.js";
 
 export type { Operation, OperationResult } from "./edit.js";
 
@@ -47,7 +50,7 @@ export function exportMetadata(metadata: Metadata): Metadata {
 }
 
 function consistencyReport(metadata: Metadata, catalog: CatalogView): { is_consistent: boolean; inconsistent_objects?: unknown[] } {
-  const objects = findInconsistencies(metadata, catalog);
+  const objects = [...findInconsistencies(metadata, catalog), ...unservedInconsistencies(metadata)];
   return objects.length === 0 ? { is_consistent: true } : { is_consistent: false, inconsistent_objects: objects };
 }
 
@@ -62,11 +65,13 @@ const replaceMetadata: Operation = (current, args, catalog) => {
     metadata.actions_graphql = current.actions_graphql;
   }
   const inconsistent = findInconsistencies(metadata, catalog);
-  if (inconsistent.length === 0) return success(metadata);
-  if (!allowInconsistent) {
+  // What the engine does not serve yet (unserved.ts) is reported but never refuses the metadata.
+  const reported = [...inconsistent, ...unservedInconsistencies(metadata)];
+  if (reported.length === 0 || (inconsistent.length === 0 && !wrapped)) return success(metadata);
+  if (inconsistent.length > 0 && !allowInconsistent) {
     throw new HasuraError("unexpected", "cannot continue due to inconsistent metadata", ARGS, 400, { internal: inconsistent });
   }
-  return { metadata, result: { is_consistent: false, inconsistent_objects: inconsistent } };
+  return { metadata, result: { is_consistent: false, inconsistent_objects: reported } };
 };
 
 /** Empty metadata that keeps the default source's connection settings, as Hasura does. */
@@ -102,6 +107,7 @@ const SOURCE_OPERATIONS: Record<string, Operation> = {
   set_relationship_comment: setRelationshipComment,
   set_permission_comment: setPermissionComment,
   ...permissionOperations,
+  ...UNSERVED_SOURCE_OPERATIONS,
 };
 
 const GLOBAL_OPERATIONS: Record<string, OperationSpec> = {
@@ -114,7 +120,13 @@ const GLOBAL_OPERATIONS: Record<string, OperationSpec> = {
     run: (metadata, _args, catalog) => ({ metadata, result: consistencyReport(metadata, catalog) }),
     modifies: false,
   },
-  drop_inconsistent_metadata: { run: (metadata, _args, catalog) => success(dropInconsistent(metadata, catalog)), modifies: true },
+  drop_inconsistent_metadata: {
+    run: (metadata, _args, catalog) => success(dropUnserved(dropInconsistent(metadata, catalog))),
+    modifies: true,
+  },
+  ...UNSERVED_GLOBAL_OPERATIONS,
+  set_api_limits: { run: setApiLimits, modifies: true },
+  remove_api_limits: { run: removeApiLimits, modifies: true },
 };
 
 /** The operation a request `type` names, accepting `pg_track_table` and `track_table` alike. */

@@ -2,6 +2,7 @@
  * Hasura metadata (v3, as `export_metadata` returns it), used as the engine's own model:
  * what the API stores and exports is exactly what clients send.
  */
+import type { ApiLimits } from "./api-limits.js";
 
 export interface QualifiedTable {
   schema: string;
@@ -94,6 +95,8 @@ export interface TableMetadata {
   update_permissions?: RolePermission<UpdatePermission>[];
   delete_permissions?: RolePermission<DeletePermission>[];
   computed_fields?: unknown[];
+  /** Kept and reported inconsistent, not served (unserved.ts). */
+  remote_relationships?: unknown[];
   event_triggers?: unknown[];
 }
 
@@ -108,14 +111,17 @@ export interface SourceMetadata {
 export interface Metadata {
   version: 3;
   sources: SourceMetadata[];
-  /** Parsed and kept for the actions issue. */
+  /** Kept and reported inconsistent, not served (unserved.ts). */
   actions?: unknown[];
   custom_types?: Record<string, unknown>;
   /**
-   * The raw `actions.graphql` SDL of a Hasura project directory. Not part of Hasura's own
-   * metadata: kept so the actions work can merge it; never sent out by export_metadata.
+   * The raw `actions.graphql` SDL, which earlier versions stored beside the metadata. Not part
+   * of Hasura's metadata and no longer written (load-dir.ts merges the SDL into `actions`);
+   * never sent out by export_metadata.
    */
   actions_graphql?: string;
+  /** API limits (api-limits.ts); absent when none is set. */
+  api_limits?: ApiLimits;
   [other: string]: unknown;
 }
 

@@ -1,0 +1,131 @@
+/**
+ * What stands between a GraphQL request and the database: the server-wide time limit
+ * (HASURA_GRAPHQL_TIME_LIMIT) and the API limits of metadata
+ * (https://hasura.io/docs/2.0/security/api-limits/). For each operation: its rate limit is
+ * counted first, then the engine runs it with a signal that aborts when the client goes away or
+ * the time limit passes (cancelling its statements in PostgreSQL), and with a check of its depth
+ * and node count that runs on the parsed operation before any SQL. The batch limit is checked by
+ * the HTTP adapter on an array body. A limit set for the role wins over the global one; the admin
+ * role is exempt from API limits (not from the server-wide time limit), and `disabled: true`
+ * turns API limits off.
+ *
+ * Errors: Hasura documents one body, for the rate limit (hasura/graphql-engine#9705):
+ * `{"message": "rate limit of 10 exceeded", "extensions": {"code": "rate-limit-exceeded", "path": "$"}}`.
+ * The other limits answer in that same form (`depth limit of 3 exceeded`, `depth-limit-exceeded`,
+ * and likewise node, batch and time). A time limit prints its seconds as Hasura prints a MaxTime
+ * (`2.5s`, server/src-lib/Hasura/RQL/Types/ApiLimit.hs). The server-wide limit answers
+ * `tenant-time-limit-exceeded`, the code Hasura Cloud documents for its own project-wide time
+ * limit (https://hasura.io/docs/2.0/security/api-limits/#time-limits), which is what that
+ * setting is here.
+ */
+import { HasuraError } from "../errors.js";
+import { type ExecuteOptions, errorBody } from "../execute.js";
+import type { ApiLimits, Limit, RateLimitConfig } from "../metadata/api-limits.js";
+import { ADMIN_ROLE, type Session } from "../session.js";
+import { operationSize } from "./operation-size.js";
+import { RateCounter } from "./rate-counter.js";
+
+export interface GuardOptions {
+  /** Server-wide time limit of a request, seconds; 0 or absent: none. */
+  timeLimitSeconds?: number | undefined;
+  /** Where rate limits count requests: this process's memory when absent. */
+  rateCounter?: RateCounter | undefined;
+}
+
+/** What the HTTP adapter knows of a request. */
+export interface RequestContext {
+  /** Aborted when the client's connection closes before the response is sent. */
+  signal?: AbortSignal | undefined;
+  /** The client's address, for rate limits keyed on `IP`. */
+  ip?: string | undefined;
+}
+
+/** setTimeout's longest delay; a longer time limit is no limit. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+const exceeded = (code: ConstructorParameters<typeof HasuraError>[0], what: string, limit: string | number) =>
+  new HasuraError(code, `${what} limit of ${limit} exceeded`, "$");
+
+export class RequestGuard {
+  private limits: ApiLimits | undefined;
+  private readonly counter: RateCounter;
+
+  constructor(private readonly options: GuardOptions = {}) {
+    this.counter = options.rateCounter ?? new RateCounter();
+  }
+
+  /** The API limits of the metadata now in force. */
+  setApiLimits(limits: ApiLimits | undefined): void {
+    this.limits = limits;
+  }
+
+  /** The batch_limit error for an array body of `size` operations, if it is over the role's limit. */
+  batchError(session: Session, size: number): HasuraError | undefined {
+    const max = this.forRole(session, (l) => l.batch_limit);
+    return max !== undefined && size > max ? exceeded("batch-limit-exceeded", "batch", max) : undefined;
+  }
+
+  /** Runs one operation through `execute` within the limits; resolves to its response body. */
+  async run(session: Session, context: RequestContext, execute: (options: ExecuteOptions) => Promise<string>): Promise<string> {
+    const rate = this.forRole(session, (l) => l.rate_limit);
+    if (rate && (await this.counter.count(rateKey(rate, session, context))) > rate.max_reqs_per_min)
+      return errorBody(exceeded("rate-limit-exceeded", "rate", rate.max_reqs_per_min));
+    const deadline = this.deadline(session);
+    const signals = [context.signal, deadline?.signal].filter((s) => s !== undefined);
+    try {
+      return await execute({
+        signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
+        checkOperation: this.sizeCheck(session),
+      });
+    } finally {
+      deadline?.clear();
+    }
+  }
+
+  /** The role's own limit of a kind, else the global one; none for admin or with limits disabled. */
+  private forRole<T>(session: Session, kind: (limits: ApiLimits) => Limit<T> | undefined): T | undefined {
+    const limits = this.limits;
+    if (!limits || limits.disabled || session.role === ADMIN_ROLE) return undefined;
+    const limit = kind(limits);
+    return limit ? (limit.per_role[session.role] ?? limit.global) : undefined;
+  }
+
+  private sizeCheck(session: Session): ExecuteOptions["checkOperation"] {
+    const depth = this.forRole(session, (l) => l.depth_limit);
+    const nodes = this.forRole(session, (l) => l.node_limit);
+    if (depth === undefined && nodes === undefined) return undefined;
+    return (document, operation) => {
+      const size = operationSize(document, operation);
+      if (depth !== undefined && size.depth > depth) throw exceeded("depth-limit-exceeded", "depth", depth);
+      if (nodes !== undefined && size.nodes > nodes) throw exceeded("node-limit-exceeded", "node", nodes);
+    };
+  }
+
+  /** A signal that aborts, with the time limit's error as its reason, when the request's time is up. */
+  private deadline(session: Session): { signal: AbortSignal; clear(): void } | undefined {
+    const server = this.options.timeLimitSeconds ?? 0;
+    const role = this.forRole(session, (l) => l.time_limit);
+    let seconds = server;
+    let code: "time-limit-exceeded" | "tenant-time-limit-exceeded" = "tenant-time-limit-exceeded";
+    // The API limit lowers the server-wide one, never raises it.
+    if (role !== undefined && (server <= 0 || role <= server)) {
+      seconds = role;
+      code = "time-limit-exceeded";
+    } else if (server <= 0) return undefined;
+    const ms = Math.max(0, seconds * 1000);
+    if (ms > MAX_TIMER_MS) return undefined;
+    const error = exceeded(code, "time", `${seconds}s`);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(error), ms);
+    return { signal: controller.signal, clear: () => clearTimeout(timer) };
+  }
+}
+
+/** Rate limits count per role, and per the client's IP or session variable values when `unique_params` says so. */
+function rateKey(rate: RateLimitConfig, session: Session, context: RequestContext): string {
+  const params = rate.unique_params;
+  let unique: string[] = [];
+  if (params === "IP") unique = [context.ip ?? ""];
+  else if (params !== null) unique = params.map((name) => session.variables[name.toLowerCase()] ?? "");
+  return JSON.stringify([session.role, ...unique]);
+}

@@ -1,0 +1,74 @@
+/**
+ * The metadata commands for objects the engine keeps but does not serve (unserved.ts), by
+ * Hasura's command name. Source commands answer to their `pg_` name and the legacy bare one.
+ */
+import type { Operation } from "./edit.js";
+import {
+  createAction,
+  createActionPermission,
+  dropAction,
+  dropActionPermission,
+  setCustomTypes,
+  updateAction,
+} from "./unserved-actions.js";
+import {
+  addCollectionToAllowlist,
+  addInheritedRole,
+  addQueryToCollection,
+  createQueryCollection,
+  createRestEndpoint,
+  dropCollectionFromAllowlist,
+  dropInheritedRole,
+  dropQueryCollection,
+  dropQueryFromCollection,
+  dropRestEndpoint,
+} from "./unserved-collections.js";
+import {
+  addRemoteSchema,
+  addRemoteSchemaPermissions,
+  createRemoteRelationship,
+  deleteRemoteRelationship,
+  dropRemoteSchemaPermissions,
+  reloadRemoteSchema,
+  removeRemoteSchema,
+  updateRemoteRelationship,
+  updateRemoteSchema,
+} from "./unserved-remote.js";
+import { createCronTrigger, createEventTrigger, deleteCronTrigger, deleteEventTrigger } from "./unserved-triggers.js";
+
+const change = (run: Operation) => ({ run, modifies: true });
+
+export const UNSERVED_GLOBAL_OPERATIONS: Record<string, { run: Operation; modifies: boolean }> = {
+  create_action: change(createAction),
+  update_action: change(updateAction),
+  drop_action: change(dropAction),
+  create_action_permission: change(createActionPermission),
+  drop_action_permission: change(dropActionPermission),
+  set_custom_types: change(setCustomTypes),
+  add_remote_schema: change(addRemoteSchema),
+  update_remote_schema: change(updateRemoteSchema),
+  remove_remote_schema: change(removeRemoteSchema),
+  reload_remote_schema: { run: reloadRemoteSchema, modifies: false },
+  add_remote_schema_permissions: change(addRemoteSchemaPermissions),
+  drop_remote_schema_permissions: change(dropRemoteSchemaPermissions),
+  create_cron_trigger: change(createCronTrigger),
+  delete_cron_trigger: change(deleteCronTrigger),
+  create_query_collection: change(createQueryCollection),
+  drop_query_collection: change(dropQueryCollection),
+  add_query_to_collection: change(addQueryToCollection),
+  drop_query_from_collection: change(dropQueryFromCollection),
+  add_collection_to_allowlist: change(addCollectionToAllowlist),
+  drop_collection_from_allowlist: change(dropCollectionFromAllowlist),
+  create_rest_endpoint: change(createRestEndpoint),
+  drop_rest_endpoint: change(dropRestEndpoint),
+  add_inherited_role: change(addInheritedRole),
+  drop_inherited_role: change(dropInheritedRole),
+};
+
+export const UNSERVED_SOURCE_OPERATIONS: Record<string, Operation> = {
+  create_remote_relationship: createRemoteRelationship,
+  update_remote_relationship: updateRemoteRelationship,
+  delete_remote_relationship: deleteRemoteRelationship,
+  create_event_trigger: createEventTrigger,
+  delete_event_trigger: deleteEventTrigger,
+};

@@ -1,0 +1,216 @@
+/**
+ * Remote schema and remote relationship commands, with Hasura's argument shapes and errors
+ * (server/src-lib/Hasura/RemoteSchema/MetadataAPI/Core.hs and Permission.hs,
+ * server/src-lib/Hasura/RQL/DDL/RemoteRelationship.hs). The engine does not serve either yet:
+ * the commands only edit the stored metadata, and unserved.ts reports what they store. Hasura
+ * would also fetch the remote schema's introspection; here nothing is fetched.
+ */
+import { parse } from "graphql";
+import { type HasuraCode, HasuraError } from "../errors.js";
+import {
+  argsObject,
+  asObject,
+  at,
+  isObject,
+  type Json,
+  optionalString,
+  parseFailed,
+  qualifiedTable,
+  requireKey,
+  requireString,
+  sourceName,
+} from "./args.js";
+import { ARGS, fieldNames, type Operation, requireTable, setOrDrop, success, withTable } from "./edit.js";
+import type { Metadata, QualifiedTable, TableMetadata } from "./types.js";
+import { tableList, topList, withTopList } from "./unserved.js";
+
+/** Hasura's code for "expecting a remote relationship"; not (yet) in `HasuraCode`. */
+const UNEXPECTED_PAYLOAD = "unexpected-payload" as HasuraCode;
+
+/** `{name, definition, comment?}` with the url checks Hasura makes before anything else. */
+function remoteSchemaArgs(raw: unknown): { name: string; definition: Json; comment?: string } {
+  const args = argsObject(raw, ARGS);
+  const name = requireString(args, "name", ARGS);
+  const definition = asObject(requireKey(args, "definition", ARGS), at(ARGS, "definition"));
+  const comment = optionalString(args, "comment", ARGS);
+  const url = definition.url ?? null;
+  const fromEnv = definition.url_from_env ?? null;
+  if (url === null && fromEnv === null) throw new HasuraError("invalid-params", "both `url` and `url_from_env` can't be empty", ARGS);
+  if (url !== null && fromEnv !== null) throw new HasuraError("invalid-params", "both `url` and `url_from_env` can't be present", ARGS);
+  return { name, definition, ...(comment !== undefined ? { comment } : {}) };
+}
+
+function findRemoteSchema(metadata: Metadata, name: string): Json | undefined {
+  return topList(metadata, "remote_schemas").find((r) => r.name === name);
+}
+
+function replaceRemoteSchema(metadata: Metadata, name: string, update: (schema: Json) => Json): Metadata {
+  return withTopList(
+    metadata,
+    "remote_schemas",
+    topList(metadata, "remote_schemas").map((r) => (r.name === name ? update(r) : r)),
+  );
+}
+
+export const addRemoteSchema: Operation = (metadata, raw) => {
+  const schema = remoteSchemaArgs(raw);
+  if (findRemoteSchema(metadata, schema.name)) {
+    throw new HasuraError("already-exists", `remote schema with name "${schema.name}" already exists`, ARGS);
+  }
+  return success(withTopList(metadata, "remote_schemas", [...topList(metadata, "remote_schemas"), schema]));
+};
+
+/** Hasura keeps the permissions and, as it rebuilds the entry, leaves out its remote relationships. */
+export const updateRemoteSchema: Operation = (metadata, raw) => {
+  const { name, definition, comment } = remoteSchemaArgs(raw);
+  const current = findRemoteSchema(metadata, name);
+  if (!current) throw new HasuraError("not-exists", `remote schema with name "${name}" doesn't exist`, ARGS);
+  const updated: Json = { name, definition, ...(comment !== undefined ? { comment } : {}) };
+  return success(replaceRemoteSchema(metadata, name, () => setOrDrop(updated, "permissions", current.permissions as Json[] | undefined)));
+};
+
+function remoteSchemaNameArg(raw: unknown): string {
+  return requireString(argsObject(raw, ARGS), "name", ARGS);
+}
+
+export const removeRemoteSchema: Operation = (metadata, raw) => {
+  const name = remoteSchemaNameArg(raw);
+  if (!findRemoteSchema(metadata, name)) throw new HasuraError("not-exists", "no such remote schema", ARGS);
+  return success(
+    withTopList(
+      metadata,
+      "remote_schemas",
+      topList(metadata, "remote_schemas").filter((r) => r.name !== name),
+    ),
+  );
+};
+
+/** Nothing to fetch: only checks the name. */
+export const reloadRemoteSchema: Operation = (metadata, raw) => {
+  const name = remoteSchemaNameArg(raw);
+  if (!findRemoteSchema(metadata, name)) throw new HasuraError("not-exists", `remote schema with name "${name}" does not exist`, ARGS);
+  return success(metadata);
+};
+
+function permissionArgs(raw: unknown): { schema: string; role: string; args: Json } {
+  const args = argsObject(raw, ARGS);
+  return { schema: requireString(args, "remote_schema", ARGS), role: requireString(args, "role", ARGS), args };
+}
+
+function permissionsOf(metadata: Metadata, schema: string): Json[] {
+  const found = findRemoteSchema(metadata, schema);
+  if (!found) throw new HasuraError("not-exists", `remote schema "${schema}" doesn't exist`, ARGS);
+  return Array.isArray(found.permissions) ? found.permissions.filter(isObject) : [];
+}
+
+export const addRemoteSchemaPermissions: Operation = (metadata, raw) => {
+  const { schema, role, args } = permissionArgs(raw);
+  const definitionPath = at(ARGS, "definition");
+  const definition = asObject(requireKey(args, "definition", ARGS), definitionPath);
+  const sdl = requireString(definition, "schema", definitionPath);
+  try {
+    parse(sdl, { noLocation: true });
+  } catch (error) {
+    throw parseFailed((error as Error).message, at(definitionPath, "schema"));
+  }
+  const comment = optionalString(args, "comment", ARGS);
+  const permissions = permissionsOf(metadata, schema);
+  if (permissions.some((p) => p.role === role)) {
+    throw new HasuraError("already-exists", `permissions for role: "${role}" for remote schema:"${schema}" already exists`, ARGS);
+  }
+  // Hasura puts the new permission first.
+  const permission = { role, definition, ...(comment !== undefined ? { comment } : {}) };
+  return success(replaceRemoteSchema(metadata, schema, (r) => ({ ...r, permissions: [permission, ...permissions] })));
+};
+
+export const dropRemoteSchemaPermissions: Operation = (metadata, raw) => {
+  const { schema, role } = permissionArgs(raw);
+  const permissions = permissionsOf(metadata, schema);
+  if (!permissions.some((p) => p.role === role)) {
+    throw new HasuraError("not-exists", `permissions for role: "${role}" for remote schema:"${schema}" doesn't exist`, ARGS);
+  }
+  return success(
+    replaceRemoteSchema(metadata, schema, (r) =>
+      setOrDrop(
+        r,
+        "permissions",
+        permissions.filter((p) => p.role !== role),
+      ),
+    ),
+  );
+};
+
+const LEGACY_KEYS = ["remote_schema", "hasura_fields", "remote_field"] as const;
+
+/**
+ * `{source?, table, name, definition}`, or the legacy form with `remote_schema`,
+ * `hasura_fields` and `remote_field` inline, which metadata keeps under `definition`.
+ */
+function remoteRelationshipArgs(raw: unknown): { source: string; table: QualifiedTable; rel: Json } {
+  const args = argsObject(raw, ARGS);
+  const source = sourceName(args, ARGS);
+  const table = qualifiedTable(requireKey(args, "table", ARGS), at(ARGS, "table"));
+  const name = requireString(args, "name", ARGS);
+  const legacy = args.remote_schema !== undefined && args.remote_schema !== null;
+  const current = args.definition !== undefined && args.definition !== null;
+  if (legacy === current) throw parseFailed("create_remote_relationship expects exactly one of: remote_schema, definition", ARGS);
+  if (current) return { source, table, rel: { name, definition: asObject(args.definition, at(ARGS, "definition")) } };
+  const definition: Json = {};
+  for (const key of LEGACY_KEYS) definition[key] = requireKey(args, key, ARGS);
+  return { source, table, rel: { name, definition } };
+}
+
+/** The table's remote relationship, or Hasura's error for a field that is missing or is something else. */
+function requireRemoteRelationship(table: TableMetadata, name: string, fields: Set<string>): void {
+  if (tableList(table, "remote_relationships").some((r) => r.name === name)) return;
+  if (fields.has(name)) throw new HasuraError(UNEXPECTED_PAYLOAD, "expecting a remote relationship", ARGS);
+  throw new HasuraError("not-exists", `"${name}" does not exist`, ARGS);
+}
+
+function setRemoteRelationships(table: TableMetadata, rels: Json[]): TableMetadata {
+  return setOrDrop(table, "remote_relationships", rels);
+}
+
+/** Adds the relationship, or replaces one of the same name as Hasura's metadata map does. */
+export const createRemoteRelationship: Operation = (metadata, raw) => {
+  const { source, table, rel } = remoteRelationshipArgs(raw);
+  requireTable(metadata, source, table);
+  return success(
+    withTable(metadata, source, table, (t) => {
+      const rels = tableList(t, "remote_relationships");
+      const exists = rels.some((r) => r.name === rel.name);
+      return setRemoteRelationships(t, exists ? rels.map((r) => (r.name === rel.name ? rel : r)) : [...rels, rel]);
+    }),
+  );
+};
+
+export const updateRemoteRelationship: Operation = (metadata, raw, catalog) => {
+  const { source, table, rel } = remoteRelationshipArgs(raw);
+  const tracked = requireTable(metadata, source, table);
+  requireRemoteRelationship(tracked, rel.name as string, fieldNames(tracked, catalog));
+  return success(
+    withTable(metadata, source, table, (t) =>
+      setRemoteRelationships(
+        t,
+        tableList(t, "remote_relationships").map((r) => (r.name === rel.name ? rel : r)),
+      ),
+    ),
+  );
+};
+
+export const deleteRemoteRelationship: Operation = (metadata, raw, catalog) => {
+  const args = argsObject(raw, ARGS);
+  const source = sourceName(args, ARGS);
+  const table = qualifiedTable(requireKey(args, "table", ARGS), at(ARGS, "table"));
+  const name = requireString(args, "name", ARGS);
+  const tracked = requireTable(metadata, source, table);
+  requireRemoteRelationship(tracked, name, fieldNames(tracked, catalog));
+  return success(
+    withTable(metadata, source, table, (t) =>
+      setRemoteRelationships(
+        t,
+        tableList(t, "remote_relationships").filter((r) => r.name !== name),
+      ),
+    ),
+  );
+};

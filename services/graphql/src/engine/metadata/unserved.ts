@@ -1,0 +1,134 @@
+/**
+ * Metadata this engine keeps but does not serve yet: actions and custom types, remote schemas,
+ * remote relationships, event triggers, cron triggers, inherited roles and REST endpoints. They
+ * are stored and exported as given (replace_metadata, a metadata directory, or the commands in
+ * the unserved-*.ts files) and each one is reported as an inconsistent object, with the `type`
+ * and `name` Hasura gives it (`moiTypeName` / `moiName` in Hasura's
+ * server/src-lib/Hasura/RQL/Types/Metadata/Object.hs) and the definition Hasura reports
+ * (server/src-lib/Hasura/RQL/DDL/Schema/Cache.hs). Being unserved never makes replace_metadata
+ * fail; drop_inconsistent_metadata removes them, as Hasura drops what it reports.
+ *
+ * Other top-level keys (query_collections, allowlist, network, backend_configs, opentelemetry,
+ * graphql_schema_introspection, metrics_config, ...) are kept as they are and not
+ * reported: Hasura reports none of them as metadata objects of their own, and query
+ * collections and the allow list change nothing unless HASURA_GRAPHQL_ENABLE_ALLOWLIST is set.
+ */
+import { isObject, type Json, tableLabel } from "./args.js";
+import type { InconsistentObject } from "./consistency.js";
+import { setOrDrop } from "./edit.js";
+import type { Metadata, QualifiedTable, TableMetadata } from "./types.js";
+
+/** Top-level lists of unserved objects, with Hasura's object type for their entries. */
+const TOP_LISTS = [
+  { key: "actions", type: "action", what: "actions" },
+  { key: "remote_schemas", type: "remote_schema", what: "remote schemas" },
+  { key: "cron_triggers", type: "cron_trigger", what: "cron triggers" },
+  { key: "inherited_roles", type: "inherited_role", what: "inherited roles" },
+  { key: "rest_endpoints", type: "rest_endpoint", what: "REST endpoints" },
+] as const;
+
+/** Table-level lists of unserved objects. */
+const TABLE_LISTS = [
+  { key: "remote_relationships", type: "remote_relationship", what: "remote relationships" },
+  { key: "event_triggers", type: "event_trigger", what: "event triggers" },
+] as const;
+
+/** The reason every unserved object is reported with. */
+export function notServed(what: string): string {
+  return `Inconsistent object: ${what} are not supported by this engine yet; kept in metadata but not served`;
+}
+
+/** A top-level list of metadata (`actions`, `remote_schemas`, ...): its object entries. */
+export function topList(metadata: Metadata, key: string): Json[] {
+  const value = metadata[key];
+  return Array.isArray(value) ? value.filter(isObject) : [];
+}
+
+/** Metadata with the list set, or without the key when the list is empty. */
+export function withTopList(metadata: Metadata, key: string, list: Json[]): Metadata {
+  return setOrDrop(metadata as Json, key, list) as Metadata;
+}
+
+/** A table-level list (`remote_relationships`, `event_triggers`): its object entries. */
+export function tableList(table: TableMetadata, key: "remote_relationships" | "event_triggers"): Json[] {
+  const value = table[key];
+  return Array.isArray(value) ? value.filter(isObject) : [];
+}
+
+function nameOf(entry: Json): string {
+  return typeof entry.name === "string" ? entry.name : typeof entry.role_name === "string" ? entry.role_name : "";
+}
+
+function hasCustomTypes(metadata: Metadata): boolean {
+  const types = metadata.custom_types;
+  return isObject(types) && Object.values(types).some((list) => Array.isArray(list) && list.length > 0);
+}
+
+/** What Hasura reports as an object's definition. */
+function topDefinition(type: string, entry: Json): unknown {
+  if (type === "action") {
+    // Hasura reports an action as its create_action arguments (CreateAction).
+    const { permissions: _p, ...rest } = entry;
+    return rest;
+  }
+  return entry;
+}
+
+function topName(type: string, entry: Json): string {
+  return type === "inherited_role" ? `inherited_role inherited role ${nameOf(entry)}` : `${type} ${nameOf(entry)}`;
+}
+
+/** A remote relationship as Hasura reports it: its create arguments, the legacy form inlined. */
+function remoteRelationshipDefinition(rel: Json, source: string, table: QualifiedTable): Json {
+  const definition = isObject(rel.definition) ? rel.definition : {};
+  if (definition.remote_schema !== undefined) return { source, table, name: rel.name, ...definition };
+  return { definition, source, table, name: rel.name };
+}
+
+/** Every unserved object in `metadata`, reported as Hasura reports an inconsistent object. */
+export function unservedInconsistencies(metadata: Metadata): InconsistentObject[] {
+  const found: InconsistentObject[] = [];
+  for (const { key, type, what } of TOP_LISTS) {
+    for (const entry of topList(metadata, key))
+      found.push({ definition: topDefinition(type, entry), name: topName(type, entry), reason: notServed(what), type });
+  }
+  if (hasCustomTypes(metadata)) {
+    found.push({
+      definition: metadata.custom_types,
+      name: "custom_types custom_types",
+      reason: notServed("custom types"),
+      type: "custom_types",
+    });
+  }
+  for (const source of metadata.sources) {
+    for (const table of source.tables) {
+      const where = `in table ${tableLabel(table.table)} in source ${source.name}`;
+      for (const { key, type, what } of TABLE_LISTS) {
+        for (const entry of tableList(table, key)) {
+          const definition =
+            type === "event_trigger"
+              ? { table: table.table, configuration: entry }
+              : remoteRelationshipDefinition(entry, source.name, table.table);
+          found.push({ definition, name: `${type} ${nameOf(entry)} ${where}`, reason: notServed(what), type });
+        }
+      }
+    }
+  }
+  return found;
+}
+
+/** drop_inconsistent_metadata's share: metadata without any unserved object. */
+export function dropUnserved(metadata: Metadata): Metadata {
+  let next = metadata;
+  for (const { key } of TOP_LISTS) if (next[key] !== undefined) next = withTopList(next, key, []);
+  if (next.custom_types !== undefined && hasCustomTypes(next)) next = setOrDrop(next, "custom_types", undefined);
+  const sources = next.sources.map((source) => ({
+    ...source,
+    tables: source.tables.map((table) => {
+      let t = table;
+      for (const { key } of TABLE_LISTS) if (t[key] !== undefined) t = setOrDrop(t, key, undefined);
+      return t;
+    }),
+  }));
+  return { ...next, sources };
+}
