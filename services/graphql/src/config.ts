@@ -68,6 +68,9 @@ function readSettings(env: Env) {
     stringifyNumeric: boolean("HASURA_GRAPHQL_STRINGIFY_NUMERIC_TYPES", false),
     poolSize: integer("HASURA_GRAPHQL_PG_CONNECTIONS", 50, { min: 1 }),
     timeLimit: custom("HASURA_GRAPHQL_TIME_LIMIT", seconds),
+    // Who sees `extensions.internal` (the SQL error, the statement) in GraphQL errors, as Hasura decides it.
+    devMode: boolean("HASURA_GRAPHQL_DEV_MODE", false),
+    adminInternalErrors: boolean("HASURA_GRAPHQL_ADMIN_INTERNAL_ERRORS", true),
     // Hasura EE's rate limit store; its caching Redis URL serves too when that is the only one set.
     rateLimitRedisUrl: custom(["HASURA_GRAPHQL_RATE_LIMIT_REDIS_URL", "HASURA_GRAPHQL_REDIS_URL"], redisUrl),
     metadataPollMs: integer("HASURA_GRAPHQL_METADATA_POLL_INTERVAL_MS", 1000, { min: 50 }),

@@ -12,7 +12,7 @@ import { sqlRunnerFor } from "./engine/catalog/run-sql-adapters.js";
 import type { PgCatalog } from "./engine/catalog/types.js";
 import { insertRows } from "./engine/dml.js";
 import type { HasuraError } from "./engine/errors.js";
-import { Engine, type EngineOptions, type GraphQLRequest } from "./engine/execute.js";
+import { Engine, type EngineOptions, type GraphQLRequest, type GraphQLResponse } from "./engine/execute.js";
 import { type RequestContext, RequestGuard } from "./engine/limits/guard.js";
 import { type MetadataContext, type MetadataEndpoint, runMetadataRequest } from "./engine/metadata/api.js";
 import { catalogViewOf } from "./engine/metadata/catalog-view.js";
@@ -99,9 +99,9 @@ export class GraphqlRuntime {
     clearInterval(this.timer);
   }
 
-  execute(request: GraphQLRequest, session: Session, context: RequestContext = {}): Promise<string> {
+  execute(request: GraphQLRequest, session: Session, context: RequestContext = {}): Promise<GraphQLResponse> {
     const engine = this.engine;
-    return this.guard.run(session, context, (options) => engine.execute(request, session, options));
+    return this.guard.run(session, context, (options) => engine.respond(request, session, options));
   }
 
   /** The API limits' error for a batch of `size` operations, if it is too large for the session's role. */

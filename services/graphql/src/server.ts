@@ -59,7 +59,13 @@ export async function createGraphql(
   };
   const runtime = new GraphqlRuntime(
     db,
-    { booleanNullCollapse: config.booleanNullCollapse, stringifyNumeric: config.stringifyNumeric },
+    {
+      booleanNullCollapse: config.booleanNullCollapse,
+      stringifyNumeric: config.stringifyNumeric,
+      devMode: config.devMode,
+      adminInternalErrors: config.adminInternalErrors,
+      logger,
+    },
     logger,
     { extensionsSchema: config.extensionsSchema },
     new RequestGuard({ timeLimitSeconds: config.timeLimit, rateCounter: redis?.counter }),

@@ -88,6 +88,17 @@ describe.each(testBackends)("%s", (backend) => {
       });
     });
 
+    it("words unknown and missing input fields of literals at their place", async () => {
+      expect(await error(`{ item(where: {nope: {}}) { id } }`)).toEqual({
+        message: "field 'nope' not found in type: 'item_bool_exp'",
+        extensions: { path: "$.selectionSet.item.args.where.nope", code: "validation-failed" },
+      });
+      expect(await error(`mutation { insert_item(objects: [{name: "x"}], on_conflict: {update_columns: []}) { affected_rows } }`)).toEqual({
+        message: "missing required field 'constraint'",
+        extensions: { path: "$.selectionSet.insert_item.args.on_conflict.constraint", code: "validation-failed" },
+      });
+    });
+
     it("words unknown and missing input fields of variables at their place", async () => {
       expect(await error(`query ($w: item_bool_exp) { item(where: $w) { id } }`, { w: { nope: {} } })).toEqual({
         message: "field 'nope' not found in type: 'item_bool_exp'",

@@ -113,7 +113,7 @@ describe.each(testBackends)("%s", (backend) => {
       const body = await run(
         `mutation { a: insert_author(objects: [{name: "Ann"}]) { affected_rows } b: insert_author(objects: [{name: "Ann"}]) { affected_rows } }`,
       );
-      expect(body.errors[0].extensions).toEqual({ path: "$.selectionSet.b.args.objects", code: "constraint-violation" });
+      expect(body.errors[0].extensions).toMatchObject({ path: "$.selectionSet.b.args.objects", code: "constraint-violation" });
       expect(body.errors[0].message).toMatch(/^Uniqueness violation\. duplicate key value violates unique constraint "author_name_key"/);
       const { rows } = await suite.db.query(sql`SELECT count(*)::int AS n FROM author`);
       expect(rows[0]).toEqual({ n: 0 });

@@ -374,7 +374,8 @@ describe.each(testBackends)("depth and node limits on %s", (backend) => {
     const guard = new RequestGuard();
     guard.setApiLimits(parseApiLimits({ node_limit: { global: 1 } }, "$"));
     const user = asRole("user");
-    const run = async (query: string) => JSON.parse(await guard.run(user, {}, (options) => setup.engine.execute({ query }, user, options)));
+    const run = async (query: string) =>
+      JSON.parse((await guard.run(user, {}, (options) => setup.engine.respond({ query }, user, options))).body);
     expect(await run("{ item { id } }")).toEqual({ data: { item: [{ id: 1 }] } });
     expect(statements).toHaveLength(1);
     expect(await run("{ a: item { id } b: item { id } }")).toEqual(limitError("node", 1));

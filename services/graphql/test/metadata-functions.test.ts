@@ -51,7 +51,7 @@ describe.each(testBackends)("computed fields and functions in metadata on %s", (
     if (!(error instanceof HasuraError)) throw error;
     return { code: error.hasuraCode, error: error.message, path: error.path, status: error.status };
   };
-  const graphql = async (query: string) => JSON.parse(await runtime.execute({ query }, admin));
+  const graphql = async (query: string) => JSON.parse((await runtime.execute({ query }, admin)).body);
   const exported = async () => (await call({ type: "export_metadata", args: {} })) as Metadata;
   const cf = (name: string, definition: Record<string, unknown>) => ({
     type: "pg_add_computed_field",
@@ -147,7 +147,7 @@ describe.each(testBackends)("computed fields and functions in metadata on %s", (
       );
       await call(permission(["title"]));
       const body = JSON.parse(
-        await runtime.execute({ query: "{ author(limit: 1) { id title } }" }, { ...admin, role: "user", isAdmin: false }),
+        (await runtime.execute({ query: "{ author(limit: 1) { id title } }" }, { ...admin, role: "user", isAdmin: false })).body,
       );
       expect(body.data.author).toEqual([{ id: 1, title: "Dr. Ada" }]);
     });
@@ -212,7 +212,7 @@ describe.each(testBackends)("computed fields and functions in metadata on %s", (
     const user: Session = { role: "user", variables: { "x-hasura-role": "user" }, isAdmin: false, useBackendOnly: false };
     const rootFields = async (session: Session) => {
       const body = JSON.parse(
-        await runtime.execute({ query: "{ __schema { queryType { fields { name } } mutationType { fields { name } } } }" }, session),
+        (await runtime.execute({ query: "{ __schema { queryType { fields { name } } mutationType { fields { name } } } }" }, session)).body,
       );
       const names = (t: { fields: Array<{ name: string }> } | null) => (t?.fields ?? []).map((f) => f.name);
       return { query: names(body.data.__schema.queryType), mutation: names(body.data.__schema.mutationType) };
@@ -265,7 +265,7 @@ describe.each(testBackends)("computed fields and functions in metadata on %s", (
       await call(grant);
       expect((await rootFields(user)).mutation).toEqual(["touch_article"]);
       expect(await fail(grant)).toMatchObject({ code: "already-exists" });
-      const body = JSON.parse(await runtime.execute({ query: "mutation { touch_article(args: {article_id: 2}) { title } }" }, user));
+      const body = JSON.parse((await runtime.execute({ query: "mutation { touch_article(args: {article_id: 2}) { title } }" }, user)).body);
       expect(body.data.touch_article).toEqual([{ title: "Numbers" }]);
       await call({ type: "pg_drop_function_permission", args: { function: "touch_article", role: "user" } });
       expect((await rootFields(user)).mutation).toEqual([]);

@@ -23,6 +23,7 @@ import {
   isInterfaceType,
   isListType,
   isObjectType,
+  isRequiredInputField,
   Kind,
   type OperationDefinitionNode,
   type SelectionSetNode,
@@ -31,7 +32,8 @@ import {
   type ValueNode,
   ValuesOfCorrectTypeRule,
 } from "graphql";
-import { fieldMode, type Input, type LeafMode, leafProblem, mismatch, type Problem, type Segments } from "./coercion.js";
+import { fieldMode, type Input, type LeafMode, leafProblem, mismatch, type Segments } from "./coercion.js";
+import { fieldNotFound, type HasuraError, missingRequiredField, type Problem } from "./errors.js";
 import { fieldInfo } from "./schema/field-info.js";
 import { isArrayColumnList } from "./schema/pg-array.js";
 
@@ -80,8 +82,17 @@ function report(context: ValidationContext, node: ValueNode, problem: Problem): 
 }
 
 /**
- * Literal values as Hasura parses them: leaves in its modes and words; input objects keep
- * graphql-js's checks (unknown and missing fields), which validation-errors.ts words as Hasura.
+ * A catalogue error at `node` (validation-errors.ts finds its path); `pathTail` is appended to
+ * that path (a missing field is reported at its object, but Hasura's path names the field).
+ */
+function reportError(context: ValidationContext, node: ASTNode, error: HasuraError, pathTail: string[] = []): void {
+  context.reportError(new GraphQLError(error.message, { nodes: node, extensions: { hasuraCode: error.hasuraCode, pathTail } }));
+}
+
+/**
+ * Literal values as Hasura parses them: leaves in its modes and words, input objects' unknown
+ * and missing fields in its words (graphql-js's ValuesOfCorrectTypeRule makes the same checks in
+ * English; only its null check is kept).
  */
 export function HasuraValuesRule(context: ValidationContext): ASTVisitor {
   const base = ValuesOfCorrectTypeRule(context) as Record<string, unknown>;
@@ -120,13 +131,26 @@ export function HasuraValuesRule(context: ValidationContext): ASTVisitor {
       if (problem) report(context, node, problem);
       return false;
     },
-    ObjectValue(node, key, parent, path, ancestors) {
+    ObjectValue(node, _key, parent, _path, ancestors) {
       const type = context.getInputType();
-      if (!type || isInputObjectType(getNamedType(type)))
-        return (base.ObjectValue as ((...args: unknown[]) => unknown) | undefined)?.(node, key, parent, path, ancestors) as undefined;
+      if (!type) return false;
+      const named = getNamedType(type);
+      if (isInputObjectType(named)) {
+        const given = new Set(node.fields.map((f) => f.name.value));
+        for (const field of Object.values(named.getFields())) {
+          if (!given.has(field.name) && isRequiredInputField(field))
+            reportError(context, node, missingRequiredField(field.name, "$"), [field.name]);
+        }
+        return undefined;
+      }
       const problem = literalProblem(node, type, mode(parent, ancestors));
       if (problem) report(context, node, problem);
       return false;
+    },
+    ObjectField(node) {
+      const parentType = getNamedType(context.getParentInputType());
+      if (!context.getInputType() && isInputObjectType(parentType))
+        reportError(context, node, fieldNotFound(node.name.value, parentType.name));
     },
   } as ASTVisitor;
 }

@@ -24,7 +24,20 @@ import {
   isNonNullType,
 } from "graphql";
 import { scientificText } from "./compiler/numeric-text.js";
-import { fieldNotFound, type HasuraCode, HasuraError, jsonPath } from "./errors.js";
+import {
+  fieldNotFound,
+  floatOutOfBounds,
+  integerOutOfBounds,
+  jsonPath,
+  jsonTypeMismatch,
+  missingRequiredField,
+  notAnEnumValue,
+  nullForList,
+  type Problem,
+  problemError,
+  typeMismatch,
+  unexpectedNull,
+} from "./errors.js";
 import { JsonNumber } from "./json-number.js";
 import { isArrayColumnList } from "./schema/pg-array.js";
 import { textProblem } from "./text-values.js";
@@ -38,11 +51,6 @@ export type Input =
   | { kind: "string"; value: string; json: boolean }
   | { kind: "enum"; value: string }
   | { kind: "boolean" | "null" | "list" | "object"; json: boolean };
-
-export interface Problem {
-  code: HasuraCode;
-  message: string;
-}
 
 const DESCRIBE: Record<Input["kind"], string> = {
   int: "an integer",
@@ -70,7 +78,7 @@ const AESON: Record<Input["kind"], string> = {
 };
 
 export function mismatch(type: string, expected: string, found: Input): Problem {
-  return { code: "validation-failed", message: `expected ${expected} for type '${type}', but found ${DESCRIBE[found.kind]}` };
+  return typeMismatch(type, expected, DESCRIBE[found.kind]);
 }
 
 /** A JSON value from the variables as an Input. */
@@ -123,10 +131,7 @@ function integerProblem(text: string, bits: 16 | 32 | 64): Problem | null {
     fits = value >= low && value <= high;
   }
   if (fits) return null;
-  return {
-    code: "parse-failed",
-    message: `The value ${showScientific(text)} lies outside the bounds or is not an integer. Maybe it is a float, or is there integer overflow?`,
-  };
+  return integerOutOfBounds(showScientific(text));
 }
 
 const FLOAT4_MAX = 3.4028234663852886e38;
@@ -134,10 +139,7 @@ const FLOAT4_MAX = 3.4028234663852886e38;
 function floatProblem(text: string, single: boolean): Problem | null {
   const value = Math.abs(Number(text));
   if (Number.isFinite(value) && (!single || value <= FLOAT4_MAX)) return null;
-  return {
-    code: "parse-failed",
-    message: `The value ${showScientific(text)} lies outside the bounds. Is it overflowing the float bounds?`,
-  };
+  return floatOutOfBounds(showScientific(text));
 }
 
 const isNumber = (input: Input): input is { kind: "int" | "float" | "number"; text: string } =>
@@ -166,7 +168,7 @@ const FLOATS: Record<string, boolean> = { Float: true, float8: false, numeric: f
 const TEXTS = new Set(["String", "citext", "bpchar"]);
 
 function aesonProblem(what: string, expected: string, input: Input): Problem {
-  return { code: "parse-failed", message: `parsing ${what} failed, expected ${expected}, but encountered ${AESON[input.kind]}` };
+  return jsonTypeMismatch(what, expected, AESON[input.kind]);
 }
 
 /**
@@ -177,7 +179,7 @@ function aesonProblem(what: string, expected: string, input: Input): Problem {
 function columnScalar(name: string, input: Input): Problem | null {
   if (input.kind === "string") return textProblem(name, input.value);
   if (input.kind === "enum") return null;
-  if (input.kind === "null") return { code: "validation-failed", message: `unexpected null value for type '${name}'` };
+  if (input.kind === "null") return unexpectedNull(name);
   const bits = INTEGER_BITS[name];
   if (bits)
     return isNumber(input) ? integerProblem(input.text, bits) : aesonProblem(`Integer expected for input type: ${name}`, "Number", input);
@@ -201,10 +203,11 @@ function enumProblem(type: GraphQLEnumType, input: Input): Problem | null {
   if (name === null) return mismatch(type.name, "an enum value", input);
   const values = type.getValues();
   if (values.some((v) => v.name === name)) return null;
-  return {
-    code: "validation-failed",
-    message: `expected one of the values [${values.map((v) => `'${v.name}'`).join(", ")}] for type '${type.name}', but found '${name}'`,
-  };
+  return notAnEnumValue(
+    type.name,
+    values.map((v) => v.name),
+    name,
+  );
 }
 
 /** Checks one leaf value (scalar or enum) in a mode; null when Hasura would accept it. */
@@ -227,7 +230,7 @@ export function leafProblem(type: GraphQLScalarType | GraphQLEnumType, input: In
 function nullProblem(type: GraphQLInputType, mode: LeafMode): Problem {
   const nullable = getNullableType(type);
   const input: Input = { kind: "null", json: true };
-  if (isListType(nullable)) return { code: "validation-failed", message: "expected a list, but found null" };
+  if (isListType(nullable)) return nullForList();
   if (isInputObjectType(nullable)) return mismatch(nullable.name, "an object", input);
   return leafProblem(nullable as GraphQLScalarType | GraphQLEnumType, input, mode) ?? mismatch(nullable.name, "a value", input);
 }
@@ -238,7 +241,7 @@ export function fieldMode(field: string): LeafMode {
 }
 
 function fail(problem: Problem, path: Segments): never {
-  throw new HasuraError(problem.code, problem.message, jsonPath(path));
+  throw problemError(problem, jsonPath(path));
 }
 
 /**
@@ -267,8 +270,7 @@ export function checkJsonValue(value: unknown, type: GraphQLInputType, mode: Lea
     for (const key of Object.keys(record)) if (!(key in fields)) throw fieldNotFound(key, nullable.name, jsonPath([...path, key]));
     for (const [name, field] of Object.entries(fields)) {
       if (name in record) checkJsonValue(record[name], field.type, fieldMode(name), [...path, name]);
-      else if (isNonNullType(field.type) && field.defaultValue === undefined)
-        fail({ code: "validation-failed", message: `missing required field '${name}'` }, [...path, name]);
+      else if (isNonNullType(field.type) && field.defaultValue === undefined) throw missingRequiredField(name, jsonPath([...path, name]));
     }
     return;
   }

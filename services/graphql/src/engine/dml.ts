@@ -1,7 +1,7 @@
 /** The legacy `/v1/query` `insert` operation (used by Hasura's test fixtures): plain rows, admin only. */
 import { type Database, ident, join, sql } from "@platform/core";
 import { binaryNumericText } from "./compiler/numeric-text.js";
-import { HasuraError } from "./errors.js";
+import { rowNotAnObject } from "./errors.js";
 import type { QualifiedTable } from "./metadata/types.js";
 
 export async function insertRows(db: Database, table: QualifiedTable | string, objects: unknown): Promise<{ affected_rows: number }> {
@@ -16,8 +16,7 @@ export async function insertRows(db: Database, table: QualifiedTable | string, o
     const numeric = new Set(numericColumns.map((c) => c.name));
     let affected = 0;
     for (const row of rows) {
-      if (!row || typeof row !== "object" || Array.isArray(row))
-        throw new HasuraError("parse-failed", "expecting an object for each row", "$.args.objects");
+      if (!row || typeof row !== "object" || Array.isArray(row)) throw rowNotAnObject();
       const entries = Object.entries(row as Record<string, unknown>);
       const value = (column: string, v: unknown) => {
         if (numeric.has(column) && typeof v === "number") return sql`${binaryNumericText(v) ?? v}`;

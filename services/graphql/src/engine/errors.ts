@@ -1,74 +1,26 @@
 /**
- * The GraphQL service's error catalogue: Hasura's codes (`Code` in Hasura's
- * server/src-lib/Hasura/Base/Error.hs) with the JSON path they point at and the HTTP status the
- * admin endpoints answer with. /v1/graphql always answers 200 with `{"errors": [...]}`.
+ * The engine's error catalogue. Every Hasura error the engine answers (code, message wording,
+ * JSON path, HTTP status) is made by one named factory in errors/, grouped by area, each with
+ * the Hasura source or docs it follows:
+ *   errors/hasura-error.ts     the HasuraError class, codes (Hasura's server/src-lib/Hasura/Base/Error.hs), jsonPath
+ *   errors/request.ts          the HTTP body, the operation, GraphQL validation
+ *   errors/values.ts           argument values: literals, variables, the schema's argument parsers, mutations
+ *   errors/permissions.ts      session variables, missing permissions, admin-only endpoints
+ *   errors/metadata.ts         metadata API: sources, tables, functions, permissions, relationships
+ *   errors/metadata-unserved.ts  metadata API for kept-but-unserved objects (remote schemas, actions, triggers...)
+ *   errors/database.ts         PostgreSQL errors, run_sql, enum tables, catalog set-up
+ *   errors/auth.ts             admin secret, JWT, JWKS, webhook
+ *   errors/limits.ts           API limits and the time limit
+ *   errors/internal.ts         faults of the engine itself
+ * Code outside this folder throws factory results; it never builds a HasuraError itself.
  */
-import { AppError } from "@platform/core";
-
-export type HasuraCode =
-  | "access-denied"
-  | "already-exists"
-  | "already-tracked"
-  | "already-untracked"
-  | "bad-request"
-  | "batch-limit-exceeded"
-  | "conflict"
-  | "constraint-error"
-  | "constraint-violation"
-  | "data-exception"
-  | "dependency-error"
-  | "depth-limit-exceeded"
-  | "invalid-configuration"
-  | "invalid-headers"
-  | "invalid-json"
-  | "invalid-jwt"
-  | "invalid-params"
-  | "jwt-invalid-claims"
-  | "jwt-missing-role-claims"
-  | "node-limit-exceeded"
-  | "not-exists"
-  | "not-found"
-  | "not-supported"
-  | "parse-failed"
-  | "permission-denied"
-  | "permission-error"
-  | "postgres-error"
-  | "rate-limit-exceeded"
-  | "tenant-time-limit-exceeded"
-  | "time-limit-exceeded"
-  | "unexpected"
-  | "validation-failed";
-
-export class HasuraError extends AppError {
-  constructor(
-    code: HasuraCode,
-    message: string,
-    /** JSON path in Hasura's `encodeJSONPath` form, e.g. `$.selectionSet.author.args`. */
-    readonly path = "$",
-    status = 400,
-    options?: { cause?: unknown; internal?: unknown },
-  ) {
-    super(status, code, message, options?.internal, { cause: options?.cause });
-    this.name = "HasuraError";
-  }
-
-  get hasuraCode(): HasuraCode {
-    return this.code as HasuraCode;
-  }
-}
-
-/** `$` + `.key` for plain keys, `['key']` otherwise, `[i]` for indices (Hasura's encodeJSONPath). */
-export function jsonPath(segments: ReadonlyArray<string | number>): string {
-  let out = "$";
-  for (const s of segments) {
-    if (typeof s === "number") out += `[${s}]`;
-    else if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(s)) out += `.${s}`;
-    else out += `['${s}']`;
-  }
-  return out;
-}
-
-/** Hasura's wording for a name the type does not have (single quotes around both, as its fixtures show). */
-export function fieldNotFound(field: string, type: string, path = "$"): HasuraError {
-  return new HasuraError("validation-failed", `field '${field}' not found in type: '${type}'`, path);
-}
+export * from "./errors/auth.js";
+export * from "./errors/database.js";
+export * from "./errors/hasura-error.js";
+export * from "./errors/internal.js";
+export * from "./errors/limits.js";
+export * from "./errors/metadata.js";
+export * from "./errors/metadata-unserved.js";
+export * from "./errors/permissions.js";
+export * from "./errors/request.js";
+export * from "./errors/values.js";

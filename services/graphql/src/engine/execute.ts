@@ -5,7 +5,18 @@
  * whose JSON text is spliced into the response without being parsed in JS. Introspection
  * goes through graphql-js on the role's schema.
  */
-import { type Compiled, compile, type Database, ident, join, type Queryable, type Sql, sql, statementName } from "@platform/core";
+import {
+  type Compiled,
+  compile,
+  type Database,
+  ident,
+  join,
+  type Logger,
+  type Queryable,
+  type Sql,
+  sql,
+  statementName,
+} from "@platform/core";
 import {
   type DocumentNode,
   execute as executeGraphql,
@@ -37,13 +48,26 @@ import { runMutationField } from "./compiler/mutation.js";
 import { aggregateJson, byPkJson, listJson } from "./compiler/select.js";
 import { resolveParams, type SlotInput, slotVariables } from "./compiler/slot.js";
 import { argumentValues, astValue, type Variables } from "./compiler/values.js";
-import { fieldNotFound, HasuraError, jsonPath } from "./errors.js";
+import {
+  fieldNotFound,
+  HasuraError,
+  jsonPath,
+  missingVariable,
+  noMutations,
+  operationNotFound,
+  persistedQueriesNotEnabled,
+  queryKeyMissing,
+  queryParseFailed,
+  requestCancelled,
+  subscriptionOnlyField,
+  subscriptionOverHttp,
+} from "./errors.js";
 import { bindingNumbersAsText, toParam } from "./json-number.js";
 import type { Model } from "./model/types.js";
-import { fromPostgres } from "./pg-errors.js";
+import { type FailedStatement, fromPostgres } from "./pg-errors.js";
 import { RoleSchemaBuilder } from "./schema/build.js";
 import { fieldInfo, type MutationKind } from "./schema/field-info.js";
-import type { Session } from "./session.js";
+import { ADMIN_ROLE, type Session } from "./session.js";
 import { toHasuraError } from "./validation-errors.js";
 
 /**
@@ -65,6 +89,18 @@ export interface EngineOptions {
   booleanNullCollapse: boolean;
   /** HASURA_GRAPHQL_STRINGIFY_NUMERIC_TYPES: bigint and numeric values (and numeric aggregates) as JSON strings. */
   stringifyNumeric?: boolean;
+  /** HASURA_GRAPHQL_DEV_MODE: every role's errors carry `extensions.internal`. */
+  devMode?: boolean;
+  /** HASURA_GRAPHQL_ADMIN_INTERNAL_ERRORS (Hasura's default: true): the admin role's errors carry it. */
+  adminInternalErrors?: boolean;
+  /** Where unexpected errors are logged, with their stack and the request's id. */
+  logger?: Pick<Logger, "error" | "debug">;
+}
+
+/** A response of /v1/graphql: its JSON text, and whether it reports errors (the legacy endpoint answers those with 400). */
+export interface GraphQLResponse {
+  body: string;
+  failed: boolean;
 }
 
 /** Per request: how it is cancelled and checked before its SQL runs (limits/guard.ts builds it). */
@@ -73,6 +109,8 @@ export interface ExecuteOptions {
   signal?: AbortSignal | undefined;
   /** Throws a HasuraError to refuse the operation before any SQL runs (API limits' depth and node limits). */
   checkOperation?: ((document: DocumentNode, operation: OperationDefinitionNode) => void) | undefined;
+  /** The request's id, logged with an unexpected error. */
+  requestId?: string | undefined;
 }
 
 class Lru<V> {
@@ -115,8 +153,22 @@ function variableTypes(schema: GraphQLSchema, operation: OperationDefinitionNode
   return types;
 }
 
-export function errorBody(error: HasuraError): string {
-  return JSON.stringify({ errors: [{ message: error.message, extensions: { path: error.path, code: error.hasuraCode } }] });
+/** A statement's failure with the statement for `internal`; a cancellation stays the signal's reason. */
+function failed(error: unknown, signal: AbortSignal | undefined, statement: FailedStatement): unknown {
+  return signal?.aborted && error === signal.reason ? error : fromPostgres(error, "$", statement);
+}
+
+/**
+ * A GraphQL error response. With `internal`, the error's internal detail (the database's error,
+ * the statement) is in `extensions.internal`, as Hasura adds it for the admin role and in dev mode.
+ */
+export function errorBody(error: HasuraError, internal = false): string {
+  const extensions = {
+    path: error.path,
+    code: error.hasuraCode,
+    ...(internal && error.details !== undefined ? { internal: error.details } : {}),
+  };
+  return JSON.stringify({ errors: [{ message: error.message, extensions }] });
 }
 
 export class Engine {
@@ -144,13 +196,40 @@ export class Engine {
     return schema;
   }
 
-  /** Executes one request; always resolves to a response body (errors included), as /v1/graphql answers 200. */
-  async execute(request: GraphQLRequest, session: Session, options: ExecuteOptions = {}): Promise<string> {
+  /** Executes one request; always resolves to a response (errors included), as /v1/graphql answers 200. */
+  async respond(request: GraphQLRequest, session: Session, options: ExecuteOptions = {}): Promise<GraphQLResponse> {
     try {
-      return await this.run(request, session, options);
+      return { body: await this.run(request, session, options), failed: false };
     } catch (error) {
-      return errorBody(error instanceof HasuraError ? error : fromPostgres(error));
+      return { body: errorBody(this.answerable(error, session, options), this.showsInternal(session)), failed: true };
     }
+  }
+
+  /** The response body of `respond`. */
+  async execute(request: GraphQLRequest, session: Session, options: ExecuteOptions = {}): Promise<string> {
+    return (await this.respond(request, session, options)).body;
+  }
+
+  /**
+   * The error as the client is answered; an unexpected one (a database error without a Hasura
+   * code, a fault of the engine) is logged with its stack and the request's id first. A request
+   * cancelled because its client left is not a fault.
+   */
+  private answerable(error: unknown, session: Session, options: ExecuteOptions): HasuraError {
+    const { signal, requestId } = options;
+    if (signal?.aborted && error === signal.reason && !(error instanceof HasuraError)) {
+      this.options.logger?.debug({ requestId, reason: String(signal.reason) }, "GraphQL request cancelled");
+      return requestCancelled(signal.reason);
+    }
+    const answer = error instanceof HasuraError ? error : fromPostgres(error);
+    if (answer.hasuraCode === "unexpected")
+      this.options.logger?.error({ err: error, requestId, role: session.role }, "unexpected error answering a GraphQL request");
+    return answer;
+  }
+
+  /** Whether this session's errors carry `extensions.internal` (Hasura: dev mode, or the admin role unless turned off). */
+  private showsInternal(session: Session): boolean {
+    return this.options.devMode === true || (session.role === ADMIN_ROLE && this.options.adminInternalErrors !== false);
   }
 
   private document(query: string): DocumentNode {
@@ -159,7 +238,7 @@ export class Engine {
       try {
         doc = parse(query);
       } catch (error) {
-        doc = new HasuraError("validation-failed", error instanceof GraphQLError ? error.message : "not a valid graphql query", "$.query");
+        doc = queryParseFailed(error instanceof GraphQLError ? error.message : undefined);
       }
       this.documents.set(query, doc);
     }
@@ -169,9 +248,8 @@ export class Engine {
 
   private async run(request: GraphQLRequest, session: Session, options: ExecuteOptions): Promise<string> {
     const extensions = request.extensions;
-    if (extensions && typeof extensions === "object" && "persistedQuery" in extensions)
-      throw new HasuraError("not-supported", "Automatic Persisted Queries is not enabled", "$");
-    if (typeof request.query !== "string") throw new HasuraError("bad-request", "the key 'query' was not present", "$");
+    if (extensions && typeof extensions === "object" && "persistedQuery" in extensions) throw persistedQueriesNotEnabled();
+    if (typeof request.query !== "string") throw queryKeyMissing();
     const document = this.document(request.query);
     const backendOnly = session.isAdmin && session.useBackendOnly;
     const schema = this.schemaFor(session.role, backendOnly);
@@ -185,18 +263,9 @@ export class Engine {
     if (valid instanceof HasuraError) throw valid;
     const operationName = typeof request.operationName === "string" ? request.operationName : undefined;
     const operation = getOperationAST(document, operationName);
-    if (!operation)
-      throw new HasuraError(
-        "validation-failed",
-        operationName
-          ? `no such operation found in the document: "${operationName}"`
-          : "exactly one operation has to be present in the document when operationName is not specified",
-        "$",
-      );
-    if (operation.operation === "mutation" && !schema.getMutationType())
-      throw new HasuraError("validation-failed", "no mutations exist", "$");
-    if (operation.operation === "subscription")
-      throw new HasuraError("validation-failed", "subscriptions are not supported over HTTP, use websockets instead", "$");
+    if (!operation) throw operationNotFound(operationName);
+    if (operation.operation === "mutation" && !schema.getMutationType()) throw noMutations();
+    if (operation.operation === "subscription") throw subscriptionOverHttp();
     options.checkOperation?.(document, operation);
     const variables = this.variables(schema, document, operation, `${key}\u0000${operationName ?? ""}`, request.variables);
     if (operation.operation === "mutation") {
@@ -236,10 +305,11 @@ export class Engine {
     if (plan.statement) {
       const values = resolveParams(plan.statement.values, input);
       // Same operation shape, same text: PostgreSQL reuses the plan of the named prepared statement.
-      const { rows } = await this.db.query<Record<string, string | null>>(
-        { text: plan.statement.text, values },
-        { name: plan.name, signal },
-      );
+      const { rows } = await this.db
+        .query<Record<string, string | null>>({ text: plan.statement.text, values }, { name: plan.name, signal })
+        .catch((error: unknown) => {
+          throw failed(error, signal, { text: plan.statement?.text ?? "", values, prepared: true });
+        });
       row = rows[0] ?? {};
     }
     const parts = plan.keys.map((k) => k.prefix + (k.column === null ? k.constant : (row[k.column] ?? "null")));
@@ -331,8 +401,7 @@ export class Engine {
       if (def.type.kind === Kind.NON_NULL_TYPE) required.add(name);
       if (name in inputs) out[name] = inputs[name];
       else if (def.defaultValue) out[name] = astValue(def.defaultValue, {});
-      else if (def.type.kind === Kind.NON_NULL_TYPE)
-        throw new HasuraError("validation-failed", `expecting a value for non-nullable variable: "${name}"`, "$");
+      else if (def.type.kind === Kind.NON_NULL_TYPE) throw missingVariable(name);
     }
     if (Object.keys(inputs).length === 0) return out;
     let usages = this.usages.get(key);
@@ -362,7 +431,7 @@ export class Engine {
     if (info.kind === "select") return listJson(ctx, table, args, sub, objectType, null, path);
     if (info.kind === "select_by_pk") return byPkJson(ctx, table, args, sub, objectType, path);
     if (info.kind === "select_aggregate") return aggregateJson(ctx, table, args, sub, objectType, null, path);
-    throw new HasuraError("not-supported", `"${field.name}" is only available in subscriptions`, jsonPath(path));
+    throw subscriptionOnlyField(field.name, jsonPath(path));
   }
 
   /** Runs all root fields as one statement (one snapshot, one round trip); each column is JSON text. */
@@ -371,7 +440,12 @@ export class Engine {
     const statement = sql`SELECT ${join(fields.map((f, i) => sql`(${f})::text AS ${ident(`f${i}`)}`))}`;
     // Same operation shape, same text: PostgreSQL reuses the plan of the named prepared statement.
     const { text, values } = compile(statement, "postgres");
-    const { rows } = await this.db.query<Record<string, string | null>>({ text, values: values.map(toParam) }, { prepare: true, signal });
+    const params = values.map(toParam);
+    const { rows } = await this.db
+      .query<Record<string, string | null>>({ text, values: params }, { prepare: true, signal })
+      .catch((error: unknown) => {
+        throw failed(error, signal, { text, values: params, prepared: true });
+      });
     return fields.map((_, i) => rows[0]?.[`f${i}`] ?? "null");
   }
 

@@ -4,15 +4,9 @@
  * fragment and the ones entered since, at the path reached (field names, then the fragment's).
  */
 import { type DocumentNode, type FragmentDefinitionNode, Kind, type SelectionSetNode } from "graphql";
-import { HasuraError, jsonPath } from "./errors.js";
+import { fragmentCycle, type HasuraError, jsonPath } from "./errors.js";
 
 type Segments = Array<string | number>;
-
-/** "a", "a and b", "a, b, and c". */
-function englishList(names: string[]): string {
-  if (names.length <= 2) return names.join(" and ");
-  return `${names.slice(0, -1).join(", ")}, and ${names[names.length - 1]}`;
-}
 
 /** The first fragment cycle met while inlining the document's operations, as Hasura words it; null when there is none. */
 export function fragmentCycleError(document: DocumentNode): HasuraError | null {
@@ -30,12 +24,7 @@ export function fragmentCycleError(document: DocumentNode): HasuraError | null {
         if (inlined.has(name)) continue;
         // `stack` is innermost first: the fragments entered after `name` close the cycle.
         const at = stack.indexOf(name);
-        if (at >= 0)
-          return new HasuraError(
-            "validation-failed",
-            `the fragment definition(s) ${englishList([name, ...stack.slice(0, at).reverse()])} form a cycle`,
-            jsonPath(here),
-          );
+        if (at >= 0) return fragmentCycle([name, ...stack.slice(0, at).reverse()], jsonPath(here));
         const fragment = fragments.get(name);
         if (!fragment) continue;
         error = walk(fragment.selectionSet, [...here, name], [name, ...stack]);

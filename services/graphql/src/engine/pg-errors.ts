@@ -2,7 +2,7 @@
  * PostgreSQL errors to Hasura errors by SQLSTATE, as `mkTxErrorHandler` in Hasura's
  * server/src-lib/Hasura/Backends/Postgres/Execute/Types.hs; raw database text only in `internal`.
  */
-import { HasuraError } from "./errors.js";
+import { databaseQueryError, type HasuraCode, HasuraError, postgresError, unexpectedError } from "./errors.js";
 
 interface PgError {
   code?: string;
@@ -11,14 +11,32 @@ interface PgError {
   hint?: string;
 }
 
-export function fromPostgres(error: unknown, path = "$"): HasuraError {
+/** The statement that failed, for `internal` (Hasura shows the SQL and its arguments to those allowed to see internals). */
+export interface FailedStatement {
+  text: string;
+  values: readonly unknown[];
+  prepared: boolean;
+}
+
+/** A PostgreSQL error (node-postgres' and PGlite's alike carry the SQLSTATE as `code`), not a fault of the engine. */
+function isDatabaseError(error: unknown): boolean {
+  const code = (error as PgError | null)?.code;
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code);
+}
+
+export function fromPostgres(error: unknown, path = "$", statement?: FailedStatement): HasuraError {
   if (error instanceof HasuraError) return error;
-  const e = (error ?? {}) as PgError;
-  const code = typeof e.code === "string" ? e.code : "";
+  if (!isDatabaseError(error)) {
+    return unexpectedError(path, error);
+  }
+  const e = error as PgError;
+  const code = e.code as string;
   const message = typeof e.message === "string" ? e.message : "";
-  const internal = { error: { status_code: code, message, description: e.detail ?? null, hint: e.hint ?? null } };
-  const make = (hasuraCode: ConstructorParameters<typeof HasuraError>[0], text: string) =>
-    new HasuraError(hasuraCode, text, path, 400, { cause: error, internal });
+  const internal = {
+    error: { exec_status: "FatalError", status_code: code, message, description: e.detail ?? null, hint: e.hint ?? null },
+    ...(statement ? { statement: statement.text, arguments: statement.values, prepared: statement.prepared } : {}),
+  };
+  const make = (hasuraCode: HasuraCode, text: string) => postgresError(hasuraCode, text, path, { cause: error, internal });
   switch (code) {
     case "23505":
       return make("constraint-violation", `Uniqueness violation. ${message}`);
@@ -40,5 +58,5 @@ export function fromPostgres(error: unknown, path = "$"): HasuraError {
   if (code.startsWith("23")) return make("constraint-violation", message);
   if (code.startsWith("22")) return make("data-exception", message);
   if (code.startsWith("42")) return make("constraint-error", message);
-  return new HasuraError("unexpected", "database query error", path, 500, { cause: error, internal });
+  return databaseQueryError(path, { cause: error, internal });
 }

@@ -11,7 +11,7 @@
  * integer prefixes; NaN and Infinity for the floating and numeric types; boolean words and
  * their unique prefixes; uuids with or without hyphens between groups of four digits and braces.
  */
-import type { Problem } from "./coercion.js";
+import { integerOutOfRange, type Problem, typeMismatch } from "./errors.js";
 
 const INTEGER = /^\s*([+-]?)(0[xX][0-9a-fA-F](?:_?[0-9a-fA-F])*|0[oO][0-7](?:_?[0-7])*|0[bB][01](?:_?[01])*|\d(?:_?\d)*)\s*$/;
 const DECIMAL = /^\s*[+-]?(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d+)?\s*$/;
@@ -27,7 +27,7 @@ function quoted(value: string): string {
 }
 
 function refused(expected: string, type: string, value: string): Problem {
-  return { code: "validation-failed", message: `expected ${expected} for type '${type}', but found the string ${quoted(value)}` };
+  return typeMismatch(type, expected, `the string ${quoted(value)}`);
 }
 
 function integerText(type: string, bits: 16 | 32 | 64, value: string): Problem | null {
@@ -37,7 +37,7 @@ function integerText(type: string, bits: 16 | 32 | 64, value: string): Problem |
   const signed = match[1] === "-" ? -magnitude : magnitude;
   const limit = 2n ** BigInt(bits - 1);
   if (signed >= -limit && signed < limit) return null;
-  return { code: "validation-failed", message: `the value ${quoted(value)} is out of range for type '${type}' (a ${bits}-bit integer)` };
+  return integerOutOfRange(type, bits, quoted(value));
 }
 
 /** Null when PostgreSQL may read the string as a value of the column's GraphQL type. */

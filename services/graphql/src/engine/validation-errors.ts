@@ -1,4 +1,15 @@
-/** graphql-js validation errors in Hasura's words and paths. */
+/**
+ * graphql-js validation errors in Hasura's words and paths.
+ *
+ * Most are rewritten from graphql-js's English messages with the regular expressions below, so
+ * `graphql` is pinned to an exact version in package.json: a release that rewords a message
+ * would silently turn Hasura's error into graphql-js's. Unpin only once no such mapping is left,
+ * that is when each of these rules is replaced in execute.ts's RULES by one of ours reporting
+ * Hasura's message directly (as coercion-rule.ts does for ValuesOfCorrectTypeRule):
+ * FieldsOnCorrectTypeRule, KnownArgumentNamesRule, KnownDirectivesRule,
+ * UniqueDirectivesPerLocationRule, and NoFragmentCyclesRule (its message only triggers our own
+ * search, fragment-cycles.ts).
+ */
 import {
   type ASTNode,
   type DocumentNode,
@@ -8,7 +19,18 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from "graphql";
-import { fieldNotFound, type HasuraCode, HasuraError, jsonPath } from "./errors.js";
+import {
+  fieldNotFound,
+  type HasuraCode,
+  type HasuraError,
+  jsonPath,
+  misplacedDirective,
+  repeatedDirective,
+  ruleError,
+  unknownArgument,
+  unknownDirective,
+  validationFailed,
+} from "./errors.js";
 import { fragmentCycleError } from "./fragment-cycles.js";
 
 type Segments = Array<string | number>;
@@ -67,65 +89,40 @@ function segmentsOf(document: DocumentNode, target: ASTNode | undefined): Segmen
   return found;
 }
 
-function pathOf(document: DocumentNode, target: ASTNode | undefined): string {
+/** The path of `target`, then `tail`; `$` when the node is not found. */
+function pathOf(document: DocumentNode, target: ASTNode | undefined, tail: readonly string[] = []): string {
   const found = segmentsOf(document, target);
-  return found ? jsonPath(found) : "$";
+  return found ? jsonPath([...found, ...tail]) : "$";
 }
 
 const UNKNOWN_FIELD = /^Cannot query field "([^"]+)" on type "([^"]+)"/;
-const UNKNOWN_INPUT_FIELD = /^Field "([^"]+)" is not defined by type "([^"]+)"/;
 const UNKNOWN_DIRECTIVE = /^Unknown directive "@([^"]+)"/;
 const UNKNOWN_ARGUMENT = /^Unknown argument "([^"]+)" on field "[^"]*\.([^".]+)"/;
 
-const MISSING_INPUT_FIELD = /^Field "[^"]*\.([^".]+)" of required type "[^"]+" was not provided\./;
 const DUPLICATE_DIRECTIVE = /^The directive "@([^"]+)" can only be used once at this location\./;
 const MISPLACED_DIRECTIVE = /^Directive "@([^"]+)" may not be used on ([A-Z_]+)\./;
-const LOCATIONS: Record<string, string> = {
-  QUERY: "a query",
-  MUTATION: "a mutation",
-  SUBSCRIPTION: "a subscription",
-  FIELD: "a field",
-  FRAGMENT_DEFINITION: "a fragment definition",
-  FRAGMENT_SPREAD: "a fragment spread",
-  INLINE_FRAGMENT: "an inline fragment",
-  VARIABLE_DEFINITION: "a variable definition",
-};
 
 export function toHasuraError(error: GraphQLError, document: DocumentNode): HasuraError {
   const node = error.nodes?.[0];
-  const path = pathOf(document, node);
   // Raised by our own rules (coercion-rule.ts) in Hasura's words already.
   const code = error.extensions?.hasuraCode as HasuraCode | undefined;
-  if (code) return new HasuraError(code, error.message, path);
+  const tail = (error.extensions?.pathTail as string[] | undefined) ?? [];
+  if (code) return ruleError(code, error.message, pathOf(document, node, tail));
+  const path = pathOf(document, node);
   if (error.message.startsWith("Cannot spread fragment ")) {
     const cycle = fragmentCycleError(document);
     if (cycle) return cycle;
   }
-  const missing = MISSING_INPUT_FIELD.exec(error.message);
-  if (missing) {
-    const at = segmentsOf(document, node);
-    return new HasuraError("validation-failed", `missing required field '${missing[1]}'`, at ? jsonPath([...at, missing[1] ?? ""]) : "$");
-  }
   const duplicate = DUPLICATE_DIRECTIVE.exec(error.message);
-  if (duplicate) return new HasuraError("validation-failed", `the following directives are used more than once: ${duplicate[1]}`, path);
+  if (duplicate) return repeatedDirective(duplicate[1] ?? "", path);
   const misplaced = MISPLACED_DIRECTIVE.exec(error.message);
-  if (misplaced)
-    return new HasuraError(
-      "validation-failed",
-      `directive "${misplaced[1]}" is not allowed on ${LOCATIONS[misplaced[2] ?? ""] ?? (misplaced[2] ?? "").toLowerCase()}`,
-      path,
-    );
-  const unknown = UNKNOWN_FIELD.exec(error.message) ?? UNKNOWN_INPUT_FIELD.exec(error.message);
+  if (misplaced) return misplacedDirective(misplaced[1] ?? "", misplaced[2] ?? "", path);
+  const unknown = UNKNOWN_FIELD.exec(error.message);
   if (unknown) return fieldNotFound(unknown[1] ?? "", unknown[2] ?? "", path);
   const argument = UNKNOWN_ARGUMENT.exec(error.message);
   // Hasura points at the field, not at the argument.
-  if (argument)
-    return new HasuraError(
-      "validation-failed",
-      `'${argument[2]}' has no argument named '${argument[1]}'`,
-      path.replace(/\.args\.[^.]+$/, ""),
-    );
+  if (argument) return unknownArgument(argument[2] ?? "", argument[1] ?? "", path.replace(/\.args\.[^.]+$/, ""));
   const directive = UNKNOWN_DIRECTIVE.exec(error.message);
-  if (directive) return new HasuraError("validation-failed", `directive "${directive[1]}" is not defined in the schema`, path);
-  return new HasuraError("validation-failed", error.message, path);
+  if (directive) return unknownDirective(directive[1] ?? "", path);
+  return validationFailed(error.message, path);
 }

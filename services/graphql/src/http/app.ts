@@ -5,8 +5,8 @@
  */
 import { createHttpApp, type Logger } from "@platform/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { HasuraError } from "../engine/errors.js";
-import { errorBody } from "../engine/execute.js";
+import { adminOnly, fromAppError, HasuraError, invalidJson, notARequestBody, resourceNotFound, withStatus } from "../engine/errors.js";
+import { errorBody, type GraphQLResponse } from "../engine/execute.js";
 import type { RequestContext } from "../engine/limits/guard.js";
 import type { Session } from "../engine/session.js";
 import { registerConsole } from "./console.js";
@@ -19,7 +19,7 @@ export type AdminEndpoint = "/v1/metadata" | "/v2/query" | "/v1/query";
 
 export interface GraphqlApi {
   resolveSession(headers: Record<string, string | undefined>, body: unknown): Promise<Session>;
-  execute(request: Record<string, unknown>, session: Session, context?: RequestContext): Promise<string>;
+  execute(request: Record<string, unknown>, session: Session, context?: RequestContext): Promise<GraphQLResponse>;
   /** The error for a batch of `size` operations too large for the session (API limits' batch_limit). */
   batchError?(session: Session, size: number): HasuraError | undefined;
   admin(endpoint: AdminEndpoint, body: unknown): Promise<unknown>;
@@ -52,7 +52,7 @@ function requestContext(request: FastifyRequest, reply: FastifyReply): RequestCo
   };
   reply.raw.once("close", gone);
   if (request.socket?.destroyed) gone();
-  return { signal: controller.signal, ip: request.ip };
+  return { signal: controller.signal, ip: request.ip, requestId: request.id };
 }
 
 function adminErrorBody(error: HasuraError) {
@@ -64,58 +64,55 @@ export function buildHttpApp(api: GraphqlApi, options: HttpOptions): FastifyInst
     logger: options.logger,
     fastify: { bodyLimit: options.bodyLimit ?? 10 * 1024 * 1024 },
     renderError: (error) => {
-      const hasura =
-        error instanceof HasuraError
-          ? error
-          : new HasuraError(error.status === 404 ? "not-found" : "bad-request", error.message, "$", error.status);
+      const hasura = error instanceof HasuraError ? error : fromAppError(error);
       return { status: hasura.status, body: adminErrorBody(hasura) };
     },
     renderInternal: (id) => ({ path: "$", error: `unexpected error (id ${id})`, code: "unexpected" }),
     mapFrameworkError: (error) => {
-      if (error.code === "FST_ERR_CTP_INVALID_JSON_BODY" || error.statusCode === 400)
-        return new HasuraError("invalid-json", "invalid json", "$", 400);
+      if (error.code === "FST_ERR_CTP_INVALID_JSON_BODY" || error.statusCode === 400) return invalidJson();
       return undefined;
     },
   });
   registerCors(app, options.cors);
   registerJsonBodies(app);
 
-  const graphql = async (request: FastifyRequest, reply: FastifyReply) => {
+  const graphql = async (request: FastifyRequest, reply: FastifyReply): Promise<GraphQLResponse> => {
     const body = request.body;
-    reply.type("application/json; charset=utf-8");
+    const refused = (error: HasuraError): GraphQLResponse => ({ body: errorBody(error), failed: true });
     let session: Session;
     try {
       session = await api.resolveSession(headerMap(request), body);
     } catch (error) {
-      if (error instanceof HasuraError) return errorBody(error);
+      if (error instanceof HasuraError) return refused(error);
       throw error;
     }
     const context = requestContext(request, reply);
     if (Array.isArray(body)) {
       const tooMany = api.batchError?.(session, body.length);
-      if (tooMany) return errorBody(tooMany);
+      if (tooMany) return refused(tooMany);
       const results = await Promise.all(body.map((item) => api.execute((item ?? {}) as Record<string, unknown>, session, context)));
-      return `[${results.join(",")}]`;
+      // A batch answers its array whatever its items say.
+      return { body: `[${results.map((r) => r.body).join(",")}]`, failed: false };
     }
-    if (body === null || typeof body !== "object")
-      return errorBody(new HasuraError("invalid-json", "expecting an object or an array of objects", "$"));
+    if (body === null || typeof body !== "object") return refused(notARequestBody());
     return api.execute(body as Record<string, unknown>, session, context);
   };
-  app.post("/v1/graphql", graphql);
+  const send = (reply: FastifyReply, response: GraphQLResponse) => reply.type("application/json; charset=utf-8").send(response.body);
+  app.post("/v1/graphql", async (request, reply) => send(reply, await graphql(request, reply)));
   // The legacy endpoint answers the same bodies, but with HTTP 400 when the response holds errors.
   app.post("/v1alpha1/graphql", async (request, reply) => {
-    const body = await graphql(request, reply);
-    if (typeof body === "string" && body.startsWith('{"errors"')) reply.code(400);
-    return body;
+    const response = await graphql(request, reply);
+    if (response.failed) reply.code(400);
+    return send(reply, response);
   });
 
   for (const endpoint of ["/v1/metadata", "/v2/query", "/v1/query"] as const) {
     app.post(endpoint, async (request) => {
       const session = await api.resolveSession(headerMap(request), request.body).catch((error: unknown) => {
-        if (error instanceof HasuraError) throw new HasuraError(error.hasuraCode, error.message, error.path, 401);
+        if (error instanceof HasuraError) throw withStatus(error, 401);
         throw error;
       });
-      if (!session.isAdmin && session.role !== "admin") throw new HasuraError("access-denied", "restricted access : admin only", "$", 400);
+      if (!session.isAdmin && session.role !== "admin") throw adminOnly();
       return api.admin(endpoint, request.body);
     });
   }
@@ -124,7 +121,7 @@ export function buildHttpApp(api: GraphqlApi, options: HttpOptions): FastifyInst
   app.get("/v1/version", async () => ({ version: VERSION }));
   if (options.enableConsole) registerConsole(app, { adminSecret: options.consoleAdminSecret });
   app.setNotFoundHandler(async (_request) => {
-    throw new HasuraError("not-found", `resource does not exist`, "$", 404);
+    throw resourceNotFound();
   });
   return app;
 }

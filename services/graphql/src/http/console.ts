@@ -9,7 +9,7 @@
  * naming a loopback host, never cached, and never readable by other origins through CORS.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { HasuraError } from "../engine/errors.js";
+import { resourceNotFound } from "../engine/errors.js";
 import { type ConsoleAsset, consoleAssets } from "./console-assets.js";
 
 export interface ConsoleOptions {
@@ -101,7 +101,7 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
 
   app.get<{ Params: { name: string } }>("/console/assets/:name", async (request, reply) => {
     const asset = consoleAssets().byName.get(request.params.name);
-    if (!asset) throw new HasuraError("not-found", "resource does not exist", "$", 404);
+    if (!asset) throw resourceNotFound();
     return reply
       .type(asset.contentType)
       .header("cache-control", "public, max-age=31536000, immutable")

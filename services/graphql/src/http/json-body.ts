@@ -5,7 +5,7 @@
  * numbers as JsonNumbers (engine/json-number.ts).
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { HasuraError } from "../engine/errors.js";
+import { invalidJson } from "../engine/errors.js";
 import { type JsonNumber, numberFromText } from "../engine/json-number.js";
 
 /** 16 digits, possibly with a decimal point among them: a number a double may not hold exactly. */
@@ -130,8 +130,6 @@ export function parseJsonBody(text: string): unknown {
     throw error;
   }
 }
-
-const invalidJson = () => new HasuraError("invalid-json", "invalid json", "$", 400);
 
 /** Only the GraphQL endpoints carry values bound for columns; the admin endpoints keep plain JSON. */
 function keepsDigits(request: FastifyRequest): boolean {

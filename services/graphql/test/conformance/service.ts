@@ -80,6 +80,9 @@ export async function startService(): Promise<Service> {
     HASURA_GRAPHQL_ENABLE_CONSOLE: "false",
     // tests-py starts graphql-engine with --stringify-numeric-types.
     HASURA_GRAPHQL_STRINGIFY_NUMERIC_TYPES: "true",
+    // Hasura's own test runs turn the admin's `extensions.internal` off (server/tests-py and
+    // scripts/dev.sh set HASURA_GRAPHQL_ADMIN_INTERNAL_ERRORS=false): the fixtures' bodies have none.
+    HASURA_GRAPHQL_ADMIN_INTERNAL_ERRORS: "false",
     ...(database.url ? { HASURA_GRAPHQL_DATABASE_URL: database.url } : {}),
   });
   let service: Awaited<ReturnType<typeof createGraphql>>;

@@ -4,7 +4,7 @@
  * Hasura's messages.
  */
 import type { JWTPayload } from "jose";
-import { HasuraError } from "../errors.js";
+import { invalidClaims, missingRoleClaim } from "../errors.js";
 import { encodeJsonPath, readJsonPath } from "./json-path.js";
 import type { JwtClaimsConfig } from "./jwt-config.js";
 import { sessionValueText } from "./session-vars.js";
@@ -20,9 +20,6 @@ export interface HasuraClaims {
 }
 
 const REGISTERED = new Set(["iss", "sub", "aud", "exp", "nbf", "iat", "jti"]);
-
-const invalidClaims = (message: string): HasuraError => new HasuraError("jwt-invalid-claims", message);
-const missingClaim = (name: string): HasuraError => new HasuraError("jwt-missing-role-claims", `JWT claim does not contain ${name}`);
 
 /** Aeson's name for a JSON value's type, as in its `expected X, but encountered Y` messages. */
 function jsonTypeName(value: unknown): string {
@@ -89,7 +86,7 @@ function mappedClaims(payload: JWTPayload, config: Extract<JwtClaimsConfig, { ki
       if (name === DEFAULT_ROLE) parseRole(found, `invalid ${DEFAULT_ROLE}; should be a role`);
       out[name] = found;
     } else if (entry.default !== undefined) out[name] = entry.default;
-    else if (name === ALLOWED_ROLES || name === DEFAULT_ROLE) throw missingClaim(name);
+    else if (name === ALLOWED_ROLES || name === DEFAULT_ROLE) throw missingRoleClaim(name);
     else throw invalidClaims(`JWT claim from claims_map, ${name} not found`);
   }
   return out;
@@ -103,9 +100,9 @@ export function extractClaims(payload: JWTPayload, config: JwtClaimsConfig): Has
     const key = name.toLowerCase();
     if (key.startsWith("x-hasura-")) claims.set(key, value);
   }
-  if (!claims.has(ALLOWED_ROLES)) throw missingClaim(ALLOWED_ROLES);
+  if (!claims.has(ALLOWED_ROLES)) throw missingRoleClaim(ALLOWED_ROLES);
   const allowedRoles = parseRoles(claims.get(ALLOWED_ROLES), `invalid ${ALLOWED_ROLES}; should be a list of roles`);
-  if (!claims.has(DEFAULT_ROLE)) throw missingClaim(DEFAULT_ROLE);
+  if (!claims.has(DEFAULT_ROLE)) throw missingRoleClaim(DEFAULT_ROLE);
   const defaultRole = parseRole(claims.get(DEFAULT_ROLE), `invalid ${DEFAULT_ROLE}; should be a single role name`);
   const variables: Record<string, string> = {};
   for (const [name, value] of claims) {

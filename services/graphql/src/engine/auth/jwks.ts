@@ -5,7 +5,7 @@
  * as Hasura does.
  */
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWSHeaderParameters } from "jose";
-import { HasuraError } from "../errors.js";
+import { jwkFetchFailed, jwkNotOk, jwkParseFailed } from "../errors.js";
 
 export interface JwksOptions {
   /** Minimum time between two fetches caused by unknown key ids (default 5 s). */
@@ -94,18 +94,18 @@ export class JwksCache {
     try {
       response = await fetch(this.url, { signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000) });
     } catch (error) {
-      throw new HasuraError("unexpected", `Error fetching JWK: ${(error as Error).message}`, "$", 500, { cause: error });
+      throw jwkFetchFailed((error as Error).message, error);
     }
     if (response.status < 200 || response.status >= 300) {
       await response.body?.cancel();
-      throw new HasuraError("unexpected", `Non-2xx response on fetching JWK from: ${this.url}`, "$", 500);
+      throw jwkNotOk(this.url);
     }
     let jwks: JSONWebKeySet;
     try {
       jwks = (await response.json()) as JSONWebKeySet;
       this.resolver = createLocalJWKSet(jwks);
     } catch (error) {
-      throw new HasuraError("unexpected", `Error parsing JWK from url: ${this.url}`, "$", 500, { cause: error });
+      throw jwkParseFailed(this.url, error);
     }
     this.expiresAt = jwksExpiry(response.headers, this.now());
   }

@@ -8,9 +8,8 @@
  * A single secret is the same rule over a list of one.
  */
 import { decodeJwt } from "jose";
-import { HasuraError } from "../errors.js";
+import { invalidJwt, malformedAuthorizationHeader, multipleJwts } from "../errors.js";
 import type { JwtSecret } from "./config.js";
-import { invalidJwt } from "./jwt.js";
 import type { JwtTokenLocation } from "./jwt-config.js";
 import type { RequestHeaders } from "./session-vars.js";
 
@@ -32,7 +31,7 @@ function tokensAt(location: JwtTokenLocation, headers: RequestHeaders): string[]
   const authorization = headers.authorization;
   if (authorization === undefined) return [];
   const words = authorization.trim().split(/\s+/);
-  if (words.length !== 2 || words[0] !== "Bearer") throw new HasuraError("invalid-headers", "Malformed Authorization header");
+  if (words.length !== 2 || words[0] !== "Bearer") throw malformedAuthorizationHeader();
   return [words[1] as string];
 }
 
@@ -70,6 +69,6 @@ export function selectJwt(secrets: JwtSecret[], headers: RequestHeaders): Select
   }
   if (found === 0) return null;
   if (matching.length === 0) throw invalidJwt("JWTNotInIssuer");
-  if (matching.length > 1) throw new HasuraError("invalid-headers", "Could not verify JWT: Multiple JWTs found");
+  if (matching.length > 1) throw multipleJwts();
   return matching[0] as SelectedJwt;
 }

@@ -3,7 +3,7 @@
  * errors (`Could not verify JWT: JWTExpired`, `... JWSError JWSInvalidSignature`, ...).
  */
 import { decodeJwt, decodeProtectedHeader, errors, type JWSHeaderParameters, type JWTPayload, jwtVerify } from "jose";
-import { HasuraError } from "../errors.js";
+import { HasuraError, invalidJwt } from "../errors.js";
 import type { JwksCache } from "./jwks.js";
 import type { JwtConfig, JwtKeyType } from "./jwt-config.js";
 
@@ -22,10 +22,6 @@ const ALGORITHMS: Record<JwtKeyType, string[]> = {
 
 // With a key set any signing algorithm but `none` may be used; the key's own type decides.
 const JWKS_ALGORITHMS = [...new Set(Object.values(ALGORITHMS).flat()), "PS256", "PS384", "PS512"];
-
-export function invalidJwt(reason: string, cause?: unknown): HasuraError {
-  return new HasuraError("invalid-jwt", `Could not verify JWT: ${reason}`, "$", 400, { cause });
-}
 
 /** Hasura's name for a jose failure (the `show` of its JWTError). */
 function reasonOf(error: unknown): string {

@@ -1,5 +1,5 @@
 /** Session variables: from request headers, from JSON claim values, and the backend-only switch. */
-import { HasuraError } from "../errors.js";
+import { invalidBackendOnlyHeader } from "../errors.js";
 
 export const ROLE_HEADER = "x-hasura-role";
 export const ADMIN_SECRET_HEADER = "x-hasura-admin-secret";
@@ -54,8 +54,5 @@ export function parseBackendOnly(value: string | undefined): boolean {
   const v = value.toLowerCase();
   if (TRUE_VALUES.includes(v)) return true;
   if (FALSE_VALUES.includes(v)) return false;
-  throw new HasuraError(
-    "bad-request",
-    `${BACKEND_ONLY_HEADER}:  Not a valid boolean text. True values are ${JSON.stringify(TRUE_VALUES)} and  False values are ${JSON.stringify(FALSE_VALUES)}. All values are case insensitive`,
-  );
+  throw invalidBackendOnlyHeader(TRUE_VALUES, FALSE_VALUES);
 }

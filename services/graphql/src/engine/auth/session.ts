@@ -6,7 +6,7 @@
  * `x-hasura-role`.
  */
 import { timingSafeEqual } from "node:crypto";
-import { HasuraError } from "../errors.js";
+import { adminSecretRequired, invalidAdminSecret, missingAuthorizationHeader, roleNotAllowed, roleNotInSession } from "../errors.js";
 import { ADMIN_ROLE, type Session } from "../session.js";
 import { extractClaims } from "./claims.js";
 import { type AuthConfig, hashSecret, type JwtSecret } from "./config.js";
@@ -70,13 +70,13 @@ async function fromJwt(secrets: JwtSecret[], headers: RequestHeaders, unauthoriz
   const selected = selectJwt(secrets, headers);
   if (selected === null) {
     if (unauthorizedRole) return unauthorized(unauthorizedRole, headers);
-    throw new HasuraError("invalid-headers", "Missing 'Authorization' or 'Cookie' header in JWT authentication mode");
+    throw missingAuthorizationHeader();
   }
   const { secret, token } = selected;
   const payload = await verifyJwt(token, secret.config, secret.jwks);
   const claims = extractClaims(payload, secret.config.claims);
   const role = nonEmpty(headers[ROLE_HEADER]) ?? claims.defaultRole;
-  if (!claims.allowedRoles.includes(role)) throw new HasuraError("access-denied", "Your requested role is not in allowed roles");
+  if (!claims.allowedRoles.includes(role)) throw roleNotAllowed();
   const expiresAt = typeof payload.exp === "number" ? new Date(payload.exp * 1000) : null;
   return { session: makeSession(role, claims.variables, false, false), expiresAt };
 }
@@ -88,7 +88,7 @@ async function fromWebhook(
 ): Promise<ResolvedSession> {
   const answer = await callAuthWebhook(auth, headers, request.body);
   const role = nonEmpty(answer.variables[ROLE_HEADER]);
-  if (!role) throw new HasuraError("invalid-params", `${ROLE_HEADER} not found in session variables`);
+  if (!role) throw roleNotInSession();
   return { session: makeSession(role, answer.variables, false, false), expiresAt: answer.expiresAt };
 }
 
@@ -99,14 +99,14 @@ export async function resolveSessionWithExpiry(request: AuthRequest, config: Aut
   const sent = headers[ADMIN_SECRET_HEADER] ?? headers[ACCESS_KEY_HEADER];
   if (sent !== undefined) {
     if (!secretMatches(sent, config.adminSecretHash)) {
-      throw new HasuraError("access-denied", `invalid ${ADMIN_SECRET_HEADER}/${ACCESS_KEY_HEADER}`, "$", 401);
+      throw invalidAdminSecret();
     }
     return { session: fromHeaders(headers), expiresAt: null };
   }
   if (config.jwt) return fromJwt(config.jwt, headers, config.unauthorizedRole);
   if (config.webhook) return fromWebhook(config.webhook, request, headers);
   if (config.unauthorizedRole) return unauthorized(config.unauthorizedRole, headers);
-  throw new HasuraError("access-denied", `${ADMIN_SECRET_HEADER}/${ACCESS_KEY_HEADER} required, but not found`, "$", 401);
+  throw adminSecretRequired();
 }
 
 /** The session of a request (Hasura's precedence; errors are HasuraErrors with their status). */

@@ -4,7 +4,7 @@
  * values authenticates, 401 denies, anything else is an error. `Cache-Control` / `Expires` in the
  * body bound the session.
  */
-import { HasuraError } from "../errors.js";
+import { webhookInvalidResponse, webhookRequestFailed, webhookUnauthorized } from "../errors.js";
 import { type RequestHeaders, sessionValueText } from "./session-vars.js";
 
 export interface WebhookConfig {
@@ -59,8 +59,6 @@ function forwardedHeaders(headers: RequestHeaders): Record<string, string> {
   return out;
 }
 
-const failed = (message: string, cause?: unknown): HasuraError => new HasuraError("unexpected", message, "$", 500, { cause });
-
 function expiryOf(body: Record<string, unknown>, now: number): Date | null {
   const field = (name: string): unknown => Object.entries(body).find(([k]) => k.toLowerCase() === name)?.[1];
   const cacheControl = field("cache-control");
@@ -87,19 +85,19 @@ export async function callAuthWebhook(config: WebhookConfig, headers: RequestHea
   try {
     response = await fetch(config.url, { ...init, redirect: "manual", signal: AbortSignal.timeout(config.timeoutMs) });
   } catch (error) {
-    throw failed("webhook authentication request failed", error);
+    throw webhookRequestFailed(error);
   }
   const text = await response.text().catch(() => "");
-  if (response.status === 401) throw new HasuraError("access-denied", "Authentication hook unauthorized this request", "$", 401);
-  if (response.status !== 200) throw failed("Invalid response from authorization hook");
+  if (response.status === 401) throw webhookUnauthorized();
+  if (response.status !== 200) throw webhookInvalidResponse();
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw failed(`Invalid response from authorization hook: ${(error as Error).message}`, error);
+    throw webhookInvalidResponse((error as Error).message, error);
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw failed("Invalid response from authorization hook: Error in $: expected an object of session variables");
+    throw webhookInvalidResponse("Error in $: expected an object of session variables");
   }
   const variables: Record<string, string> = {};
   for (const [name, value] of Object.entries(parsed)) {

@@ -5,7 +5,7 @@
  * The messages follow Hasura's `fetchAndValidateEnumValues` word for word.
  */
 import { ident, type Queryable, sql } from "@platform/core";
-import { HasuraError } from "../errors.js";
+import { enumTableUnusable } from "../errors.js";
 import type { EnumValue, PgColumn, PgTable } from "./types.js";
 
 /** Hasura's names for Postgres types in messages (its PGScalarType texts). */
@@ -107,7 +107,7 @@ function invalidNamesProblem(values: string[]): string {
  */
 export async function loadEnumValues(db: Queryable, table: PgTable): Promise<EnumValue[]> {
   const { problems, key, description } = checkStructure(table);
-  if (!key) throw new HasuraError("constraint-violation", message(table, problems));
+  if (!key) throw enumTableUnusable(message(table, problems));
   const target = ident(table.schema, table.name);
   const descriptionSql = description ? sql`${ident(description.name)}::text` : sql`NULL::text`;
   const { rows } = await db.query<{ value: string; description: string | null }>(
@@ -116,6 +116,6 @@ export async function loadEnumValues(db: Queryable, table: PgTable): Promise<Enu
   if (rows.length === 0) problems.push("the table must have at least one row");
   const invalid = rows.filter((r) => !isValidEnumValueName(r.value)).map((r) => r.value);
   if (invalid.length > 0) problems.push(invalidNamesProblem(invalid));
-  if (problems.length > 0) throw new HasuraError("constraint-violation", message(table, problems));
+  if (problems.length > 0) throw enumTableUnusable(message(table, problems));
   return rows.map((r) => ({ value: r.value, description: r.description }));
 }

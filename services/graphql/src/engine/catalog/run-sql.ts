@@ -6,7 +6,7 @@
  * (see run-sql-adapters.ts for pg and PGlite).
  */
 import type { Queryable } from "@platform/core";
-import { HasuraError } from "../errors.js";
+import { type HasuraError, queryExecutionFailed } from "../errors.js";
 
 /** One statement's result from the simple query protocol. */
 export interface StatementResult {
@@ -99,5 +99,5 @@ function queryFailed(error: PostgresError, statement: string, path: string): Has
     prepared: false,
     statement,
   };
-  return new HasuraError("postgres-error", "query execution failed", path, 400, { cause: error, internal });
+  return queryExecutionFailed(path, { cause: error, internal });
 }

@@ -4,7 +4,7 @@
  * role may read, narrowed by `filter`) with the predicate's comparison.
  */
 import { and, ident, type Sql, sql, trusted } from "@platform/core";
-import { HasuraError } from "../errors.js";
+import { notOnePredicate, unexpectedPredicateArguments } from "../errors.js";
 import type { RelationshipModel } from "../model/types.js";
 import { PREDICATE_FUNCTIONS, type PredicateFunction, scalarColumn } from "../schema/aggregate-predicates.js";
 import { compareExpression, compileBoolExp, type ExpSource, joinCondition, permissionFilter } from "./boolexp.js";
@@ -21,8 +21,7 @@ interface PredicateInput {
 export function aggregatePredicateExp(ctx: CompileContext, alias: string, rel: RelationshipModel, value: unknown, source: ExpSource): Sql {
   const entries = Object.entries((value ?? {}) as Record<string, PredicateInput | null>).filter(([, v]) => v !== null && v !== undefined);
   const [entry] = entries;
-  if (entries.length !== 1 || !entry || !PREDICATE_FUNCTIONS.includes(entry[0] as PredicateFunction))
-    throw new HasuraError("validation-failed", "exactly one predicate should be specified");
+  if (entries.length !== 1 || !entry || !PREDICATE_FUNCTIONS.includes(entry[0] as PredicateFunction)) throw notOnePredicate();
   const fn = entry[0] as PredicateFunction;
   const input = entry[1] as PredicateInput;
   const target = ctx.table(rel.target);
@@ -32,7 +31,7 @@ export function aggregatePredicateExp(ctx: CompileContext, alias: string, rel: R
   if (fn === "count") aggregate = countExpression(target, targetAlias, input.arguments, distinct);
   else {
     const column = target.columnByField.get(String(input.arguments));
-    if (!column) throw new HasuraError("validation-failed", `unexpected value "${String(input.arguments)}" for the ${fn} arguments`);
+    if (!column) throw unexpectedPredicateArguments(String(input.arguments), fn);
     aggregate = sql`${trusted(fn)}(${distinct ? sql`DISTINCT ` : sql``}${ident(targetAlias, column.name)})`;
   }
   const where = and([

@@ -4,7 +4,7 @@
  * variables, legacy `$`-prefixed operators and column comparisons are allowed).
  */
 import { and, ident, join, type Sql, sql, trusted } from "@platform/core";
-import { fieldNotFound, HasuraError } from "../errors.js";
+import { fieldNotFound, noSuchColumn, nullComparison } from "../errors.js";
 import { JsonNumber, jsonText, toParam } from "../json-number.js";
 import type { ColumnModel, RelationshipModel, TableModel } from "../model/types.js";
 import { aggregatePredicateExp } from "./aggregate-predicates.js";
@@ -206,7 +206,7 @@ function columnExp(
     if (operandValue === null && key !== "_is_null") {
       // v1 collapsed a null operand to true; v2 refuses it unless HASURA_GRAPHQL_V1_BOOLEAN_NULL_COLLAPSE is set.
       if (ctx.options.booleanNullCollapse) continue;
-      throw new HasuraError("validation-failed", `unexpected null value for type "${column.scalar}"`);
+      throw nullComparison(column.scalar);
     }
     if (key === "_is_null") parts.push(operandValue ? sql`${target} IS NULL` : sql`${target} IS NOT NULL`);
     else if (key === "_cast") parts.push(castExp(ctx, table, alias, column, target, operandValue, source, root));
@@ -224,7 +224,7 @@ function columnExp(
       const other = String(path[path.length - 1]);
       const { table: otherTable, alias: otherAlias } = path.length === 2 && path[0] === "$" ? root : { table, alias };
       const otherColumn = otherTable.columnByName.get(other) ?? otherTable.columnByField.get(other);
-      if (!otherColumn) throw new HasuraError("validation-failed", `no such column: "${other}"`);
+      if (!otherColumn) throw noSuchColumn(other);
       parts.push(sql`${target}${op(COLUMN_COMPARE[key] as string)}${ident(otherAlias, otherColumn.name)}`);
     } else if (key in SIMPLE) parts.push(sql`${target}${op(SIMPLE[key] as string)}${operand(ctx, column, operandValue, source)}`);
     else throw fieldNotFound(rawKey, `${column.scalar}${column.elementType ? "_array" : ""}_comparison_exp`);

@@ -1,6 +1,6 @@
 /** State shared while compiling one operation: fresh table aliases, the session, the role's view of the model. */
 import { type Sql, sql } from "@platform/core";
-import { HasuraError } from "../errors.js";
+import { missingSessionVariable, noSelectPermission, untrackedTable } from "../errors.js";
 import { type SelectAccess, selectAccess } from "../model/access.js";
 import type { Model, TableModel } from "../model/types.js";
 import type { Session } from "../session.js";
@@ -29,13 +29,13 @@ export class CompileContext {
 
   table(key: string): TableModel {
     const table = this.model.tables.get(key);
-    if (!table) throw new HasuraError("unexpected", `table ${key} is not tracked`);
+    if (!table) throw untrackedTable(key);
     return table;
   }
 
   access(table: TableModel): SelectAccess {
     const access = selectAccess(table, this.session.role);
-    if (!access) throw new HasuraError("permission-error", `no select permission on table "${table.name}" for role "${this.session.role}"`);
+    if (!access) throw noSelectPermission(table.name, this.session.role);
     return access;
   }
 
@@ -43,7 +43,7 @@ export class CompileContext {
   sessionValue(name: string): Sql {
     const key = name.toLowerCase();
     const value = this.session.variables[key];
-    if (value === undefined) throw new HasuraError("not-found", `missing session variable: "${key}"`);
+    if (value === undefined) throw missingSessionVariable(key);
     return this.planning ? sql`${sessionSlot(key)}` : sql`${value}`;
   }
 }

@@ -8,7 +8,7 @@
  */
 import { and, ident, join, type Queryable, type Sql, sql } from "@platform/core";
 import { type GraphQLField, type GraphQLObjectType, getNamedType } from "graphql";
-import { HasuraError, jsonPath } from "../errors.js";
+import { computedFieldMissing, jsonPath, positionalArgumentOmitted, requiredArgumentOmitted } from "../errors.js";
 import type { ColumnModel, ComputedFieldModel, FunctionCallModel, FunctionModel, TableModel } from "../model/types.js";
 import type { Session } from "../session.js";
 import { compileBoolExp, type ExpSource, jsonAware, permissionFilter } from "./boolexp.js";
@@ -32,8 +32,9 @@ function sessionArgument(ctx: CompileContext): unknown {
   return ctx.planning ? new Slot(({ session }) => sessionJson(session)) : sessionJson(ctx.session);
 }
 
-function notSupported(message: string, path: Path): HasuraError {
-  return new HasuraError("not-supported", message, jsonPath([...path, "args", "args"]));
+/** Where Hasura reports a function's arguments: the field's `args.args`. */
+function argsPath(path: Path): string {
+  return jsonPath([...path, "args", "args"]);
 }
 
 /** `schema.fn(a, b, name => c)`; `row` is the table row of a computed field. */
@@ -48,7 +49,7 @@ export function functionCall(ctx: CompileContext, call: FunctionCallModel, row: 
     else if (arg.kind === "session") value = sql`${sessionArgument(ctx)}::${ident(arg.typeSchema, arg.pgType)}`;
     else {
       const present = given[arg.name] !== undefined;
-      if (!present && !arg.hasDefault) throw notSupported("Non default arguments cannot be omitted", path);
+      if (!present && !arg.hasDefault) throw requiredArgumentOmitted(argsPath(path));
       value = present ? sql`${jsonAware(arg.pgType, given[arg.name])}::${ident(arg.typeSchema, arg.pgType)}` : null;
     }
     if (value === null) {
@@ -60,7 +61,7 @@ export function functionCall(ctx: CompileContext, call: FunctionCallModel, row: 
       continue;
     }
     const sqlName = arg.sqlName;
-    if (sqlName === null) throw notSupported("Only last set of positional arguments can be omitted", path);
+    if (sqlName === null) throw positionalArgumentOmitted(argsPath(path));
     named.push(sql`${ident(sqlName)} => ${value}`);
   }
   return sql`${ident(call.schema, call.name)}(${join([...positional, ...named])})`;
@@ -68,7 +69,7 @@ export function functionCall(ctx: CompileContext, call: FunctionCallModel, row: 
 
 function computedField(table: TableModel, name: string): ComputedFieldModel {
   const cf = table.computedFields.get(name);
-  if (!cf) throw new HasuraError("unexpected", `computed field ${name} missing`);
+  if (!cf) throw computedFieldMissing(name);
   return cf;
 }
 

@@ -5,7 +5,7 @@
  * `column #> '{a,0}'`, the path bound as one text[] parameter so any path fits one plan.
  */
 import { type Sql, sql } from "@platform/core";
-import { HasuraError, jsonPath } from "../errors.js";
+import { jsonPath, jsonPathParseError } from "../errors.js";
 import type { Collected } from "./fields.js";
 import { mapValue } from "./slot.js";
 import { argumentValues, type Variables } from "./values.js";
@@ -70,12 +70,7 @@ export function atJsonPath(value: Sql, field: Collected, variables: Variables, p
   if (arg === undefined || arg === null) return value;
   const elements = mapValue(arg, (text) => {
     const parsed = typeof text === "string" ? parseJsonPath(text) : null;
-    if (!parsed)
-      throw new HasuraError(
-        "validation-failed",
-        `parse json path error: ${String(text)}. Accept letters, digits, underscore (_) or hyphen (-) only. Use quotes enclosed in bracket (["..."]) if there is any special character`,
-        jsonPath([...path, "args", "path"]),
-      );
+    if (!parsed) throw jsonPathParseError(String(text), jsonPath([...path, "args", "path"]));
     return parsed;
   });
   return sql`(${value} #> ${elements}::text[])`;

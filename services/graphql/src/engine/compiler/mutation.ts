@@ -9,7 +9,16 @@
  */
 import { and, ident, join, type Queryable, type Sql, sql } from "@platform/core";
 import { type GraphQLField, type GraphQLObjectType, getNamedType } from "graphql";
-import { HasuraError, jsonPath } from "../errors.js";
+import {
+  columnInSeveralOperators,
+  columnsDeterminedByParent,
+  erroneousColumnName,
+  jsonPath,
+  noWritePermission,
+  objectRelationshipDetermined,
+  permissionCheckFailed,
+  unexpectedEnumValue,
+} from "../errors.js";
 import { JsonNumber } from "../json-number.js";
 import { deleteAccess, insertAccess, updateAccess, type WriteAccess } from "../model/access.js";
 import type { ColumnModel, TableModel } from "../model/types.js";
@@ -22,8 +31,6 @@ import { scientificText } from "./numeric-text.js";
 import { type Path, rowJson } from "./select.js";
 import { argumentValues, asList } from "./values.js";
 
-const CHECK_FAILED = "check constraint of an insert/update permission has failed";
-
 interface Written {
   /** Each written row as the text of the table's row type (`ROW(t.*)::text`), in write order. */
   rows: string[];
@@ -31,7 +38,7 @@ interface Written {
 }
 
 function requireAccess(access: WriteAccess | null, what: string, table: TableModel): WriteAccess {
-  if (!access) throw new HasuraError("permission-error", `${what} permission not found on table "${table.name}"`);
+  if (!access) throw noWritePermission(what, table.name);
   return access;
 }
 
@@ -58,7 +65,7 @@ function columnLiteral(column: ColumnModel, value: unknown): Sql {
 }
 
 function checked(rows: Array<{ __check?: unknown }>, path: string): void {
-  if (rows.some((r) => r.__check === false)) throw new HasuraError("permission-error", CHECK_FAILED, path);
+  if (rows.some((r) => r.__check === false)) throw permissionCheckFailed(path);
 }
 
 /** Inserts one input object (object-relationship parents first, array-relationship children after). */
@@ -82,11 +89,7 @@ async function insertOne(
     for (const [local] of rel.mapping) {
       const column = table.columnByName.get(local);
       if (column && column.field in input) {
-        throw new HasuraError(
-          "validation-failed",
-          `cannot insert object relationship "${rel.name}" as "${column.field}" column values are already determined`,
-          jsonPath([...path, rel.name]),
-        );
+        throw objectRelationshipDetermined(rel.name, column.field, jsonPath([...path, rel.name]));
       }
     }
     const parent = await insertOne(
@@ -109,11 +112,7 @@ async function insertOne(
   for (const [name, value] of forced) {
     const field = table.columnByName.get(name)?.field ?? name;
     if (field in input) {
-      throw new HasuraError(
-        "validation-failed",
-        `cannot insert "${field}" columns as their values are already being determined by parent insert`,
-        jsonPath(path),
-      );
+      throw columnsDeterminedByParent(field, jsonPath(path));
     }
     values.set(name, literal(value));
   }
@@ -171,7 +170,7 @@ function conflictClause(
 ): { clause: Sql; check: Sql | null } {
   const constraint = String(spec.constraint);
   if (!table.uniqueConstraints.some((u) => u.name === constraint)) {
-    throw new HasuraError("validation-failed", `unexpected value "${constraint}" for enum: '${table.typeName}_constraint'`);
+    throw unexpectedEnumValue(constraint, `${table.typeName}_constraint`);
   }
   // A column named twice is updated once (PostgreSQL refuses two assignments to one column).
   const fields = [...new Set(asList(spec.update_columns) as string[])];
@@ -179,8 +178,7 @@ function conflictClause(
   if (columns.length === 0) return { clause: sql` ON CONFLICT ON CONSTRAINT ${ident(constraint)} DO NOTHING`, check: null };
   const update = requireAccess(updateAccess(table, ctx.session.role), "update", table);
   // `_PLACEHOLDER` fills the update column enum of a role that may update no column; it names nothing.
-  if (fields.some((field) => !update.columns.some((c) => c.field === field)))
-    throw new HasuraError("validation-failed", "erroneous column name", jsonPath(path));
+  if (fields.some((field) => !update.columns.some((c) => c.field === field))) throw erroneousColumnName(jsonPath(path));
   const sets = columns.map((c) => sql`${ident(c)} = EXCLUDED.${ident(c)}`);
   for (const [name, value] of Object.entries(update.presets)) {
     const column = table.columnByName.get(name);
@@ -243,12 +241,7 @@ async function updateRows(
     }
   }
   const repeated = [...seen].filter(([, ops]) => ops.length > 1).map(([field]) => `'${field}'`);
-  if (repeated.length > 0)
-    throw new HasuraError(
-      "validation-failed",
-      `Column found in multiple operators: [${repeated.join(", ")}].`,
-      jsonPath([...path, "args"]),
-    );
+  if (repeated.length > 0) throw columnInSeveralOperators(repeated, jsonPath([...path, "args"]));
   for (const [name, value] of Object.entries(access.presets)) {
     const column = table.columnByName.get(name);
     if (column) sets.push(sql`${ident(name)} = ${presetValue(ctx, column, value)}`);

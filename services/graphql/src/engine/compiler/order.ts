@@ -1,6 +1,6 @@
 /** `order_by` arguments to ORDER BY terms: columns, object relationships, array aggregates. */
 import { and, ident, type Sql, sql, trusted } from "@platform/core";
-import { fieldNotFound, HasuraError } from "../errors.js";
+import { fieldNotFound, unexpectedOrderBy } from "../errors.js";
 import type { TableModel } from "../model/types.js";
 import { joinCondition, permissionFilter } from "./boolexp.js";
 import type { CompileContext } from "./context.js";
@@ -27,7 +27,7 @@ const AGGREGATES = new Set(["avg", "max", "min", "stddev", "stddev_pop", "stddev
 
 function direction(value: unknown): Sql {
   const text = DIRECTIONS[String(value)];
-  if (!text) throw new HasuraError("validation-failed", `unexpected order_by value "${String(value)}"`);
+  if (!text) throw unexpectedOrderBy(String(value));
   return trusted(text);
 }
 

@@ -6,7 +6,17 @@
  */
 import { and, ident, join, type Sql, sql, trusted } from "@platform/core";
 import { type GraphQLField, type GraphQLObjectType, getNamedType, isObjectType } from "graphql";
-import { fieldNotFound, HasuraError, jsonPath } from "../errors.js";
+import {
+  distinctOnNotOrderBy,
+  fieldNotFound,
+  jsonPath,
+  noSelectionSet,
+  problemError,
+  relationshipMissing,
+  typeMismatch,
+  unexpectedEnumValue,
+  unexpectedField,
+} from "../errors.js";
 import type { TableModel } from "../model/types.js";
 import { fieldInfo } from "../schema/field-info.js";
 import { compileBoolExp, joinCondition, permissionFilter } from "./boolexp.js";
@@ -27,7 +37,7 @@ interface Parent {
 
 function objectTypeOf(field: GraphQLField<unknown, unknown>): GraphQLObjectType {
   const type = getNamedType(field.type);
-  if (!isObjectType(type)) throw new HasuraError("unexpected", `"${field.name}" has no selection set`);
+  if (!isObjectType(type)) throw noSelectionSet(field.name);
   return type;
 }
 
@@ -59,7 +69,7 @@ export function rowJson(
       columns.push(sql`${atJsonPath(columnValue(ctx, table, alias, info.column), f, ctx.variables, here)} AS ${key}`);
     else if (info.kind === "object_rel" || info.kind === "array_rel" || info.kind === "array_rel_aggregate") {
       const rel = table.relationships.get(info.rel);
-      if (!rel) throw new HasuraError("unexpected", `relationship ${info.rel} missing`);
+      if (!rel) throw relationshipMissing(info.rel);
       const target = ctx.table(rel.target);
       const parent = { rel, alias };
       const childType = objectTypeOf(def);
@@ -70,7 +80,7 @@ export function rowJson(
       else columns.push(sql`${aggregateJson(ctx, target, args, child, childType, parent, here)} AS ${key}`);
     } else if (info.kind === "computed_scalar" || info.kind === "computed_table") {
       columns.push(sql`${computedFieldJson(ctx, table, alias, f, def, info.computed, here)} AS ${key}`);
-    } else throw new HasuraError("unexpected", `unexpected field "${f.name}" in type '${type.name}'`);
+    } else throw unexpectedField(f.name, type.name);
   }
   const x = ctx.alias();
   return sql`(SELECT row_to_json(${ident(x)}) FROM (SELECT ${join(columns)}) AS ${ident(x)})`;
@@ -113,14 +123,13 @@ function rowSource(
   const terms = orderTerms(ctx, table, alias, args.order_by);
   const distinct = ((args.distinct_on as string[] | undefined) ?? []).map((field) => {
     const column = table.columnByField.get(field);
-    if (!column)
-      throw new HasuraError("validation-failed", `unexpected value "${field}" for enum: '${table.typeName}_select_column'`, argsPath);
+    if (!column) throw unexpectedEnumValue(field, `${table.typeName}_select_column`, argsPath);
     return column.name;
   });
   if (distinct.length > 0 && terms.length > 0) {
     const prefix = terms.slice(0, distinct.length).map((t) => t.column);
     if (prefix.length < distinct.length || !distinct.every((c) => prefix.includes(c))) {
-      throw new HasuraError("validation-failed", `"distinct_on" columns must match initial "order_by" columns`, argsPath);
+      throw distinctOnNotOrderBy(argsPath);
     }
   }
   const [limitArg, offsetArg] = (["limit", "offset"] as const).map((name) => nonNegative(args[name], [...path, "args", name]));
@@ -147,11 +156,7 @@ function nonNegative(value: unknown, path: Path): unknown {
   if (value === null || value === undefined) return null;
   return mapValue(value, (v) => {
     if (typeof v === "number" && v < 0)
-      throw new HasuraError(
-        "validation-failed",
-        "expected a non-negative 32-bit integer for type 'Int', but found an integer",
-        jsonPath(path),
-      );
+      throw problemError(typeMismatch("Int", "a non-negative 32-bit integer", "an integer"), jsonPath(path));
     return v;
   });
 }

@@ -10,7 +10,7 @@
  * are bound as their text.
  */
 import { GraphQLBoolean, type GraphQLInputType, getNullableType, isEnumType, isInputObjectType, isListType } from "graphql";
-import { HasuraError } from "../errors.js";
+import { missingSessionVariable } from "../errors.js";
 import { JsonNumber, toParam } from "../json-number.js";
 import type { Session } from "../session.js";
 import type { Variables } from "./values.js";
@@ -39,7 +39,7 @@ export function mapValue(value: unknown, fn: (value: unknown) => unknown): unkno
 export function sessionSlot(name: string): Slot {
   return new Slot(({ session }) => {
     const value = session.variables[name];
-    if (value === undefined) throw new HasuraError("not-found", `missing session variable: "${name}"`);
+    if (value === undefined) throw missingSessionVariable(name);
     return value;
   });
 }

@@ -18,8 +18,15 @@
  * limit (https://hasura.io/docs/2.0/security/api-limits/#time-limits), which is what that
  * setting is here.
  */
-import { HasuraError } from "../errors.js";
-import { type ExecuteOptions, errorBody } from "../execute.js";
+import {
+  batchLimitExceeded,
+  depthLimitExceeded,
+  type HasuraError,
+  nodeLimitExceeded,
+  rateLimitExceeded,
+  timeLimitExceeded,
+} from "../errors.js";
+import { type ExecuteOptions, errorBody, type GraphQLResponse } from "../execute.js";
 import type { ApiLimits, Limit, RateLimitConfig } from "../metadata/api-limits.js";
 import { ADMIN_ROLE, type Session } from "../session.js";
 import { operationSize } from "./operation-size.js";
@@ -38,13 +45,12 @@ export interface RequestContext {
   signal?: AbortSignal | undefined;
   /** The client's address, for rate limits keyed on `IP`. */
   ip?: string | undefined;
+  /** The request's id, logged with an unexpected error. */
+  requestId?: string | undefined;
 }
 
 /** setTimeout's longest delay; a longer time limit is no limit. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-const exceeded = (code: ConstructorParameters<typeof HasuraError>[0], what: string, limit: string | number) =>
-  new HasuraError(code, `${what} limit of ${limit} exceeded`, "$");
 
 export class RequestGuard {
   private limits: ApiLimits | undefined;
@@ -62,20 +68,25 @@ export class RequestGuard {
   /** The batch_limit error for an array body of `size` operations, if it is over the role's limit. */
   batchError(session: Session, size: number): HasuraError | undefined {
     const max = this.forRole(session, (l) => l.batch_limit);
-    return max !== undefined && size > max ? exceeded("batch-limit-exceeded", "batch", max) : undefined;
+    return max !== undefined && size > max ? batchLimitExceeded(max) : undefined;
   }
 
-  /** Runs one operation through `execute` within the limits; resolves to its response body. */
-  async run(session: Session, context: RequestContext, execute: (options: ExecuteOptions) => Promise<string>): Promise<string> {
+  /** Runs one operation through `execute` within the limits; resolves to its response. */
+  async run(
+    session: Session,
+    context: RequestContext,
+    execute: (options: ExecuteOptions) => Promise<GraphQLResponse>,
+  ): Promise<GraphQLResponse> {
     const rate = this.forRole(session, (l) => l.rate_limit);
     if (rate && (await this.counter.count(rateKey(rate, session, context))) > rate.max_reqs_per_min)
-      return errorBody(exceeded("rate-limit-exceeded", "rate", rate.max_reqs_per_min));
+      return { body: errorBody(rateLimitExceeded(rate.max_reqs_per_min)), failed: true };
     const deadline = this.deadline(session);
     const signals = [context.signal, deadline?.signal].filter((s) => s !== undefined);
     try {
       return await execute({
         signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
         checkOperation: this.sizeCheck(session),
+        requestId: context.requestId,
       });
     } finally {
       deadline?.clear();
@@ -96,8 +107,8 @@ export class RequestGuard {
     if (depth === undefined && nodes === undefined) return undefined;
     return (document, operation) => {
       const size = operationSize(document, operation);
-      if (depth !== undefined && size.depth > depth) throw exceeded("depth-limit-exceeded", "depth", depth);
-      if (nodes !== undefined && size.nodes > nodes) throw exceeded("node-limit-exceeded", "node", nodes);
+      if (depth !== undefined && size.depth > depth) throw depthLimitExceeded(depth);
+      if (nodes !== undefined && size.nodes > nodes) throw nodeLimitExceeded(nodes);
     };
   }
 
@@ -106,15 +117,15 @@ export class RequestGuard {
     const server = this.options.timeLimitSeconds ?? 0;
     const role = this.forRole(session, (l) => l.time_limit);
     let seconds = server;
-    let code: "time-limit-exceeded" | "tenant-time-limit-exceeded" = "tenant-time-limit-exceeded";
+    let fromApiLimit = false;
     // The API limit lowers the server-wide one, never raises it.
     if (role !== undefined && (server <= 0 || role <= server)) {
       seconds = role;
-      code = "time-limit-exceeded";
+      fromApiLimit = true;
     } else if (server <= 0) return undefined;
     const ms = Math.max(0, seconds * 1000);
     if (ms > MAX_TIMER_MS) return undefined;
-    const error = exceeded(code, "time", `${seconds}s`);
+    const error = timeLimitExceeded(seconds, fromApiLimit);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(error), ms);
     return { signal: controller.signal, clear: () => clearTimeout(timer) };

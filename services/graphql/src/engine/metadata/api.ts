@@ -12,7 +12,7 @@
  * across instances, resource_version decides, and a request without side effects is retried
  * when another instance saved in between.
  */
-import { HasuraError } from "../errors.js";
+import { HasuraError, legacyQueryNotSupported, resourceVersionConflict, runSqlDependencyError, underPath } from "../errors.js";
 import {
   argsObject,
   asArray,
@@ -29,7 +29,7 @@ import type { CatalogView } from "./catalog-view.js";
 import { droppedDependents, pruneAfterSchemaChange } from "./consistency.js";
 import { ARGS, requireTable } from "./edit.js";
 import { exportMetadata, findOperation } from "./operations.js";
-import { isResourceVersionConflict, type MetadataStoreLike, resourceVersionConflict } from "./store.js";
+import { isResourceVersionConflict, type MetadataStoreLike } from "./store.js";
 import type { Metadata, QualifiedTable } from "./types.js";
 
 export type MetadataEndpoint = "/v1/metadata" | "/v1/query" | "/v2/query";
@@ -106,10 +106,7 @@ function unknownType(type: string, endpoint: MetadataEndpoint): HasuraError {
 /** Re-anchors an error raised inside a bulk step (`$.args`) at that step (`$.args[2].args`). */
 function rebase(error: unknown, path: string): unknown {
   if (!(error instanceof HasuraError) || path === "$") return error;
-  return new HasuraError(error.hasuraCode, error.message, path + error.path.slice(1), error.status, {
-    cause: error,
-    internal: error.details,
-  });
+  return underPath(error, path);
 }
 
 async function currentCatalog(state: RequestState, ctx: MetadataContext): Promise<CatalogView> {
@@ -127,8 +124,7 @@ async function runSqlStep(state: RequestState, args: Json, path: string, ctx: Me
       ? undefined
       : (after: CatalogView) => {
           const lost = droppedDependents(state.metadata, pruneAfterSchemaChange(state.metadata, before, after));
-          if (lost.length > 0)
-            throw new HasuraError("dependency-error", `cannot drop due to the following dependent objects : ${lost.join(", ")}`, "$");
+          if (lost.length > 0) throw runSqlDependencyError(lost);
         };
   const result = await ctx.runSql(args as RunSqlArgs, refuseDependents);
   state.sideEffects = true;
@@ -212,7 +208,7 @@ async function runOperation(
   if (legacy && (type === "run_sql" || type === "pg_run_sql")) return runSqlStep(state, argsObject(request.args, ARGS), ARGS, ctx);
   if (legacy && type === "insert") return insertStep(state, argsObject(request.args, ARGS), ARGS, ctx);
   if (legacy && DATA_QUERIES.has(type)) {
-    throw new HasuraError("not-supported", `the legacy "${type}" query is not supported by this server; use /v1/graphql`, "$", 400);
+    throw legacyQueryNotSupported(type);
   }
   const operation = endpoint === "/v2/query" ? undefined : findOperation(type);
   if (!operation) throw unknownType(type, endpoint);

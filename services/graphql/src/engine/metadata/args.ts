@@ -3,14 +3,13 @@
  * malformed body is a `parse-failed` error at the JSON path of the bad value, with Aeson's
  * wording (`key "table" not found`, `expected Object, but encountered String`).
  */
-import { HasuraError } from "../errors.js";
+import { parseFailed } from "../errors.js";
 import { DEFAULT_SOURCE, type QualifiedTable } from "./types.js";
 
 export type Json = Record<string, unknown>;
 
-export function parseFailed(message: string, path: string): HasuraError {
-  return new HasuraError("parse-failed", message, path, 400);
-}
+// The wording helpers live in the error catalogue; exported here too for the metadata modules.
+export { parseFailed, quoted, tableLabel } from "../errors.js";
 
 /** Appends a key or index to a path in Hasura's encodeJSONPath form. */
 export function at(path: string, key: string | number): string {
@@ -79,16 +78,6 @@ export function qualifiedTable(value: unknown, path: string): QualifiedTable {
   const obj = asObject(value, path);
   const name = requireString(obj, "name", path);
   return { schema: optionalString(obj, "schema", path) ?? "public", name };
-}
-
-/** How Hasura prints a qualified name: bare for the public schema, `schema.name` otherwise. */
-export function tableLabel(table: QualifiedTable): string {
-  return table.schema === "public" ? table.name : `${table.schema}.${table.name}`;
-}
-
-/** Hasura's `<<>` rendering: the name in double quotes. */
-export function quoted(table: QualifiedTable | string): string {
-  return `"${typeof table === "string" ? table : tableLabel(table)}"`;
 }
 
 export function sameTable(a: QualifiedTable, b: QualifiedTable): boolean {

@@ -8,13 +8,7 @@
  * A database that already has `hdb_catalog` is left as it is, as Hasura leaves it.
  */
 import { ident, type Queryable, sql } from "@platform/core";
-import { HasuraError } from "../errors.js";
-
-const NOT_AVAILABLE =
-  "pgcrypto extension is required, but could not find the extension in the PostgreSQL server. Please make sure this extension is available.";
-const NO_PERMISSION =
-  "pgcrypto extension is required, but the current user doesn’t have permission to create it. Please grant superuser permission, or setup the initial schema via https://hasura.io/docs/latest/graphql/core/deployment/postgres-permissions.html";
-const NOT_CREATED = "pgcrypto extension is required, but it could not be created; encountered unknown postgres error";
+import { pgcryptoNotAvailable, pgcryptoNotCreated } from "../errors.js";
 
 /** Creates `hdb_catalog` and pgcrypto on a database that has no `hdb_catalog` yet; true when it did. */
 export async function initCatalog(tx: Queryable, extensionsSchema: string): Promise<boolean> {
@@ -26,12 +20,12 @@ export async function initCatalog(tx: Queryable, extensionsSchema: string): Prom
   const available = await tx.query<{ available: boolean }>(
     sql`SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_available_extensions WHERE name = 'pgcrypto') AS available`,
   );
-  if (!available.rows[0]?.available) throw new HasuraError("unexpected", NOT_AVAILABLE, "$", 400);
+  if (!available.rows[0]?.available) throw pgcryptoNotAvailable();
   try {
     await tx.query(sql`CREATE EXTENSION IF NOT EXISTS pgcrypto SCHEMA ${ident(extensionsSchema)}`);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    throw new HasuraError("postgres-error", code === "42501" ? NO_PERMISSION : NOT_CREATED, "$", 500, { cause: error });
+    throw pgcryptoNotCreated(code === "42501", error);
   }
   return true;
 }

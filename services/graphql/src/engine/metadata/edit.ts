@@ -3,8 +3,8 @@
  * copy-on-write updates (only the objects on the path to a change are copied, so an operation
  * never mutates the metadata it was given and stays cheap on large metadata).
  */
-import { HasuraError } from "../errors.js";
-import { quoted, sameTable, tableLabel } from "./args.js";
+import { sourceNotFound, tableNotTracked } from "../errors.js";
+import { sameTable, tableLabel } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import type { Metadata, QualifiedTable, SourceMetadata, TableMetadata } from "./types.js";
 
@@ -25,7 +25,7 @@ export function success(metadata: Metadata): OperationResult {
 
 export function findSource(metadata: Metadata, name: string, path = ARGS): SourceMetadata {
   const source = metadata.sources.find((s) => s.name === name);
-  if (!source) throw new HasuraError("not-exists", `source with name "${name}" does not exist`, path);
+  if (!source) throw sourceNotFound(name, path);
   return source;
 }
 
@@ -36,7 +36,7 @@ export function findTable(source: SourceMetadata, table: QualifiedTable): TableM
 /** The tracked table, or Hasura's `table "x" does not exist in source: default`. */
 export function requireTable(metadata: Metadata, sourceName: string, table: QualifiedTable, path = ARGS): TableMetadata {
   const found = findTable(findSource(metadata, sourceName, path), table);
-  if (!found) throw new HasuraError("not-exists", `table ${quoted(table)} does not exist in source: ${sourceName}`, path);
+  if (!found) throw tableNotTracked(table, sourceName, path);
   return found;
 }
 
@@ -78,21 +78,7 @@ export function fieldNames(table: TableMetadata, catalog: CatalogView): Set<stri
   return names;
 }
 
-/** Hasura's `field with name "x" already exists in table "t"`. */
-export function fieldConflict(name: string, table: QualifiedTable): HasuraError {
-  return new HasuraError("already-exists", `field with name "${name}" already exists in table ${quoted(table)}`, ARGS);
-}
-
 /** How Hasura names a dependent object in a dependency-error. */
 export function describeObject(kind: "relationship" | "permission", table: QualifiedTable, name: string, source: string): string {
   return `${kind} ${tableLabel(table)}.${name} in source "${source}"`;
-}
-
-export function dependencyError(objects: readonly string[]): HasuraError {
-  return new HasuraError("dependency-error", `cannot drop due to the following dependent objects: ${objects.join(", ")}`, ARGS);
-}
-
-/** Hasura's rebuild failure for the object an operation just added. */
-export function inconsistentObject(reason: string, internal?: unknown): HasuraError {
-  return new HasuraError("invalid-configuration", `Inconsistent object: ${reason}`, ARGS, 400, { internal });
 }

@@ -4,8 +4,14 @@
  * function exposed as a mutation; query functions follow the select permission of the table
  * they return (Hasura's inferred function permissions).
  */
-import { HasuraError } from "../errors.js";
-import { argsObject, asObject, at, qualifiedTable, quoted, requireKey, requireString, sameTable, sourceName } from "./args.js";
+import {
+  duplicateRootFieldName,
+  functionNotTracked,
+  functionPermissionExists,
+  functionPermissionNeedsSelect,
+  functionPermissionNotFound,
+} from "../errors.js";
+import { argsObject, asObject, at, qualifiedTable, requireKey, requireString, sameTable, sourceName } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import { ARGS, findSource, findTable, type Operation, setOrDrop, success, withSource } from "./edit.js";
 import { checkTrackedFunction } from "./functions.js";
@@ -22,7 +28,7 @@ function trackedFunction(metadata: Metadata, rawArgs: unknown): Target & { args:
   const source = sourceName(args, ARGS);
   const fn = qualifiedTable(requireKey(args, "function", ARGS), at(ARGS, "function"));
   const entry = ((findSource(metadata, source).functions ?? []) as FunctionMetadata[]).find((f) => sameTable(f.function, fn));
-  if (!entry) throw new HasuraError("not-exists", `function ${quoted(fn)} does not exist in source: ${source}`, ARGS);
+  if (!entry) throw functionNotTracked(fn, source);
   return { args, source, fn, entry };
 }
 
@@ -41,11 +47,7 @@ export const setFunctionCustomization: Operation = (metadata, rawArgs, catalog) 
     const names = Object.values(asObject(roots, at(at(ARGS, "configuration"), "custom_root_fields"))).filter((n) => typeof n === "string");
     const duplicate = names.find((n, i) => names.indexOf(n) !== i);
     if (duplicate !== undefined) {
-      throw new HasuraError(
-        "parse-failed",
-        `the following custom root field names are duplicated: "${duplicate}" and "${duplicate}"`,
-        at(at(ARGS, "configuration"), "custom_root_fields"),
-      );
+      throw duplicateRootFieldName(String(duplicate));
     }
   }
   const entry = setOrDrop(target.entry, "configuration", Object.keys(configuration).length > 0 ? configuration : undefined);
@@ -66,19 +68,11 @@ export const createFunctionPermission: Operation = (metadata, rawArgs, catalog) 
   const role = requireString(target.args, "role", ARGS);
   const permissions = (target.entry.permissions ?? []) as Array<{ role: string }>;
   if (permissions.some((p) => p.role === role)) {
-    throw new HasuraError(
-      "already-exists",
-      `permission of role "${role}" already exists for function ${quoted(target.fn)} in source: ${target.source}`,
-      ARGS,
-    );
+    throw functionPermissionExists(role, target.fn, target.source);
   }
   if (!returnTableHasSelect(metadata, target, role, catalog)) {
     const returned = catalog.functions?.(target.fn.schema, target.fn.name)?.[0]?.returnTable as QualifiedTable;
-    throw new HasuraError(
-      "not-supported",
-      `function permission can only be added when the function's return table ${quoted(returned)} has select permission configured for role: "${role}"`,
-      ARGS,
-    );
+    throw functionPermissionNeedsSelect(returned, role);
   }
   return success(replaceEntry(metadata, target, { ...target.entry, permissions: [...permissions, { role }] }));
 };
@@ -88,11 +82,7 @@ export const dropFunctionPermission: Operation = (metadata, rawArgs) => {
   const role = requireString(target.args, "role", ARGS);
   const permissions = (target.entry.permissions ?? []) as Array<{ role: string }>;
   if (!permissions.some((p) => p.role === role)) {
-    throw new HasuraError(
-      "not-exists",
-      `permission of role "${role}" does not exist for function ${quoted(target.fn)} in source: ${target.source}`,
-      ARGS,
-    );
+    throw functionPermissionNotFound(role, target.fn, target.source);
   }
   const kept = permissions.filter((p) => p.role !== role);
   return success(replaceEntry(metadata, target, setOrDrop(target.entry, "permissions", kept)));

@@ -4,7 +4,14 @@
  * takes with it: computed fields and tracked functions whose SQL function was dropped.
  * Everything is skipped when the catalog view cannot list functions.
  */
-import { HasuraError } from "../errors.js";
+import {
+  functionNotTrackable,
+  functionOverloaded,
+  HasuraError,
+  inconsistentObject,
+  permittedComputedFieldDerived,
+  permittedComputedFieldNotFound,
+} from "../errors.js";
 import {
   becauseOf,
   type ComputedFieldDefinition,
@@ -15,7 +22,7 @@ import {
 } from "../model/functions.js";
 import { isObject, quoted, sameTable, tableLabel } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
-import { ARGS, findTable, inconsistentObject, setOrDrop } from "./edit.js";
+import { findTable, setOrDrop } from "./edit.js";
 import type { ComputedFieldMetadata, FunctionMetadata, Metadata, QualifiedTable, SourceMetadata } from "./types.js";
 
 function trackedIn(source: SourceMetadata, catalog: CatalogView) {
@@ -66,11 +73,11 @@ export function checkTrackedFunction(source: SourceMetadata, entry: FunctionMeta
   const resolved = resolveTrackedFunction(catalog.functions(fn.schema, fn.name), configuration, trackedIn(source, catalog));
   if (resolved.kind === "ok" || resolved.kind === "missing") return;
   if (resolved.kind === "overloaded") {
-    throw new HasuraError("not-supported", `function ${quoted(fn)} is overloaded. Overloaded functions are not supported`, ARGS);
+    throw functionOverloaded(fn);
   }
   const subject = `the function ${quoted(fn)} cannot be tracked`;
   const session = resolved.reasons.find((r) => r.startsWith("given session argument"));
-  if (session) throw new HasuraError("not-supported", becauseOf(subject, [session]), ARGS);
+  if (session) throw functionNotTrackable(becauseOf(subject, [session]));
   const reason = `in function ${quoted(fn)}: ${becauseOf(subject, resolved.reasons)}`;
   throw inconsistentObject(reason, [
     {
@@ -98,17 +105,13 @@ export function checkPermissionComputedFields(
   const where = `in table ${quoted(table)}: in permission for role "${role}"`;
   for (const name of listed) {
     const field = fields.find((f) => f.name === name);
-    if (!field) throw new HasuraError("constraint-violation", `${where}: computed field "${String(name)}" does not exist`, ARGS);
+    if (!field) throw permittedComputedFieldNotFound(where, String(name));
     const fn = field.definition.function;
     const resolved = catalog.functions
       ? resolveComputedField(catalog.functions(fn.schema, fn.name), table, field.definition, trackedIn(source, catalog))
       : null;
     if (resolved?.kind === "ok" && resolved.returns.kind === "table") {
-      throw new HasuraError(
-        "constraint-violation",
-        `${where}: select permissions on computed field "${name}" are auto-derived from the permissions on its returning table ${quoted(resolved.returns.target)} and cannot be specified manually`,
-        ARGS,
-      );
+      throw permittedComputedFieldDerived(where, String(name), resolved.returns.target);
     }
   }
 }

@@ -4,7 +4,7 @@
  * operations answer to their `pg_` name (/v1/metadata) and to the bare legacy name (/v1/query).
  * Running them in order, saving and bulk are the API layer's job (api.ts).
  */
-import { HasuraError } from "../errors.js";
+import { inconsistentMetadata } from "../errors.js";
 import { removeApiLimits, setApiLimits } from "./api-limits.js";
 import { asObject, optionalBoolean, parseFailed } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
@@ -69,7 +69,7 @@ const replaceMetadata: Operation = (current, args, catalog) => {
   const reported = [...inconsistent, ...unservedInconsistencies(metadata)];
   if (reported.length === 0 || (inconsistent.length === 0 && !wrapped)) return success(metadata);
   if (inconsistent.length > 0 && !allowInconsistent) {
-    throw new HasuraError("unexpected", "cannot continue due to inconsistent metadata", ARGS, 400, { internal: inconsistent });
+    throw inconsistentMetadata(inconsistent);
   }
   return { metadata, result: { is_consistent: false, inconsistent_objects: reported } };
 };

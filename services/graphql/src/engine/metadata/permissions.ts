@@ -3,7 +3,7 @@
  * permission rules that relationship operations need (a rule names relationships by field
  * name, so dropping or renaming one must look inside the rules of its own table).
  */
-import { HasuraError } from "../errors.js";
+import { commentedPermissionNotFound, inconsistentObject, permissionExists, permissionNotFound } from "../errors.js";
 import {
   argsObject,
   asArray,
@@ -21,7 +21,7 @@ import {
   tableLabel,
 } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
-import { ARGS, findSource, inconsistentObject, type Operation, requireTable, setOrDrop, success, withTable } from "./edit.js";
+import { ARGS, findSource, type Operation, requireTable, setOrDrop, success, withTable } from "./edit.js";
 import { checkPermissionComputedFields } from "./functions.js";
 import type { QualifiedTable, RolePermission, TableMetadata } from "./types.js";
 
@@ -110,7 +110,7 @@ function createPermission(kind: PermissionKind): Operation {
     const table = requireTable(metadata, source, tableName);
     // admin has every permission implicitly, so Hasura reports it as already defined.
     if (role === "admin" || permissionsOf(table, kind).some((p) => p.role === role)) {
-      throw new HasuraError("already-exists", `${kind} permission already defined on table ${quoted(tableName)} with role "${role}"`, ARGS);
+      throw permissionExists(kind, tableName, role);
     }
     const missing = missingColumns(permission, tableName, catalog, permPath);
     if (missing.length > 0) {
@@ -140,7 +140,7 @@ function dropPermission(kind: PermissionKind): Operation {
     const role = requireString(args, "role", ARGS);
     const table = requireTable(metadata, source, tableName);
     if (!permissionsOf(table, kind).some((p) => p.role === role)) {
-      throw new HasuraError("bad-request", `${kind} permission on ${quoted(tableName)} for role "${role}" does not exist`, ARGS);
+      throw permissionNotFound(kind, tableName, role);
     }
     const key = permissionsKey(kind);
     return success(
@@ -164,7 +164,7 @@ export const setPermissionComment: Operation = (metadata, rawArgs) => {
   const comment = optionalString(args, "comment", ARGS);
   const table = requireTable(metadata, source, tableName);
   if (!permissionsOf(table, kind).some((p) => p.role === role)) {
-    throw new HasuraError("permission-denied", `'${kind}' permission on ${quoted(tableName)} for role "${role}" does not exist`, ARGS);
+    throw commentedPermissionNotFound(kind, tableName, role);
   }
   const key = permissionsKey(kind);
   return success(

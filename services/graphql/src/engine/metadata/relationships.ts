@@ -4,7 +4,7 @@
  * configuration, its columns) exists and its target table is tracked; otherwise Hasura would
  * count it an inconsistent object, and creating it fails with that reason.
  */
-import { HasuraError } from "../errors.js";
+import { dependencyError, fieldConflict, inconsistentObject, relationshipNotFound } from "../errors.js";
 import {
   argsObject,
   at,
@@ -21,13 +21,10 @@ import {
 import type { CatalogView } from "./catalog-view.js";
 import {
   ARGS,
-  dependencyError,
   describeObject,
-  fieldConflict,
   fieldNames,
   findSource,
   findTable,
-  inconsistentObject,
   type Operation,
   requireTable,
   setOrDrop,
@@ -149,7 +146,7 @@ function findRelationship(table: TableMetadata, name: string): { rel: Relationsh
 
 function requireRelationship(table: TableMetadata, name: string): { rel: Relationship; kind: RelationshipKind } {
   const found = findRelationship(table, name);
-  if (!found) throw new HasuraError("not-exists", `relationship "${name}" does not exist`, ARGS);
+  if (!found) throw relationshipNotFound(name);
   return found;
 }
 

@@ -9,17 +9,12 @@
  * `currentVersion()` (one indexed read) and reload when it moves.
  */
 import { type Database, sql } from "@platform/core";
-import { type HasuraCode, HasuraError } from "../errors.js";
+import { type HasuraCode, HasuraError, resourceVersionConflict } from "../errors.js";
 import { initCatalog } from "./catalog-init.js";
 import { emptyMetadata, type Metadata } from "./types.js";
 
-/** Hasura's code for a stale resource_version; not (yet) in `HasuraCode`. */
+/** Hasura's code for a stale resource_version (the errors of `resourceVersionConflict`). */
 export const CONFLICT_CODE: HasuraCode = "conflict";
-
-/** Hasura's 409: `metadata resource version referenced (x) did not match current version`. */
-export function resourceVersionConflict(expected: number): HasuraError {
-  return new HasuraError(CONFLICT_CODE, `metadata resource version referenced (${expected}) did not match current version`, "$", 409);
-}
 
 export function isResourceVersionConflict(error: unknown): boolean {
   return error instanceof HasuraError && error.code === CONFLICT_CODE;

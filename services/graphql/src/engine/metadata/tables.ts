@@ -4,7 +4,20 @@
  * v1 spellings (`{schema, name}`, or a bare table name) and the v2/`pg_` ones (`{table, source,
  * configuration}`), since /v1/query fixtures and /v1/metadata clients send either.
  */
-import { HasuraError } from "../errors.js";
+import {
+  alreadyTracked,
+  alreadyUntracked,
+  computedFieldNotFound,
+  dependencyError,
+  fieldConflict,
+  functionAlreadyTracked,
+  functionNameTaken,
+  functionNotInMetadata,
+  inconsistentObject,
+  noSuchFunction,
+  noSuchTable,
+  tableNameTaken,
+} from "../errors.js";
 import {
   argsObject,
   asObject,
@@ -24,13 +37,10 @@ import {
 import type { CatalogView } from "./catalog-view.js";
 import {
   ARGS,
-  dependencyError,
   describeObject,
-  fieldConflict,
   fieldNames,
   findSource,
   findTable,
-  inconsistentObject,
   type Operation,
   requireTable,
   setOrDrop,
@@ -103,12 +113,12 @@ export const trackTable: Operation = (metadata, rawArgs, catalog) => {
   const source = sourceName(args, ARGS);
   const table = tableOf(args);
   const src = findSource(metadata, source);
-  if (findTable(src, table)) throw new HasuraError("already-tracked", `view/table already tracked: ${quoted(table)}`, ARGS);
+  if (findTable(src, table)) throw alreadyTracked(table);
   if ((src.functions as FunctionMetadata[] | undefined)?.some((f) => sameFunctionName(f, table))) {
-    throw new HasuraError("not-supported", `function with name ${quoted(table)} already exists`, ARGS);
+    throw functionNameTaken(table);
   }
   if (!catalog.hasTable(table.schema, table.name)) {
-    throw new HasuraError("not-exists", `no such table/view exists in source: ${quoted(table)}`, ARGS);
+    throw noSuchTable(table);
   }
   const isEnum = optionalBoolean(args, "is_enum", ARGS) ?? false;
   if (isEnum) assertEnumTable(table, catalog);
@@ -123,7 +133,7 @@ export const untrackTable: Operation = (metadata, rawArgs, catalog) => {
   const table = tableOf(args);
   const cascade = optionalBoolean(args, "cascade", ARGS) ?? false;
   const src = findSource(metadata, source);
-  if (!findTable(src, table)) throw new HasuraError("already-untracked", `view/table already untracked: ${quoted(table)}`, ARGS);
+  if (!findTable(src, table)) throw alreadyUntracked(table);
   const dependents = relationshipsInto(src, table, catalog);
   if (dependents.length > 0 && !cascade) {
     throw dependencyError(dependents.map((d) => describeObject("relationship", d.owner, d.name, source)));
@@ -209,7 +219,7 @@ export const dropComputedField: Operation = (metadata, rawArgs) => {
   const name = requireString(args, "name", ARGS);
   const cascade = optionalBoolean(args, "cascade", ARGS) ?? false;
   const fields = (requireTable(metadata, source, table).computed_fields ?? []) as { name?: unknown }[];
-  if (!fields.some((f) => f.name === name)) throw new HasuraError("not-exists", `computed field "${name}" does not exist`, ARGS);
+  if (!fields.some((f) => f.name === name)) throw computedFieldNotFound(name);
   const dependents = permissionsUsingComputedField(findSource(metadata, source), table, name, boolExpUsesField);
   if (dependents.length > 0 && !cascade) {
     throw dependencyError(dependents.map((d) => describeObject("permission", table, `${d.role}.${d.kind}`, source)));
@@ -248,12 +258,11 @@ export const trackFunction: Operation = (metadata, rawArgs, catalog) => {
   const src = findSource(metadata, source);
   const functions = (src.functions ?? []) as FunctionMetadata[];
   if (functions.some((f) => sameTable(f.function, entry.function))) {
-    throw new HasuraError("already-tracked", `function already tracked: ${quoted(entry.function)}`, ARGS);
+    throw functionAlreadyTracked(entry.function);
   }
-  if (findTable(src, entry.function))
-    throw new HasuraError("not-supported", `table with name ${quoted(entry.function)} already exists`, ARGS);
+  if (findTable(src, entry.function)) throw tableNameTaken(entry.function);
   if (catalog.hasFunction && !catalog.hasFunction(entry.function.schema, entry.function.name)) {
-    throw new HasuraError("not-exists", `no such function exists in source: ${quoted(entry.function)}`, ARGS);
+    throw noSuchFunction(entry.function);
   }
   checkTrackedFunction(src, entry, catalog);
   if (isObject(entry.configuration) && Object.keys(entry.configuration).length === 0) delete entry.configuration;
@@ -264,7 +273,7 @@ export const untrackFunction: Operation = (metadata, rawArgs) => {
   const { source, entry } = functionArgs(rawArgs);
   const functions = (findSource(metadata, source).functions ?? []) as FunctionMetadata[];
   if (!functions.some((f) => sameTable(f.function, entry.function))) {
-    throw new HasuraError("not-exists", `function not found in metadata: ${quoted(entry.function)}`, ARGS);
+    throw functionNotInMetadata(entry.function);
   }
   return success(
     withSource(metadata, source, (s) =>

@@ -5,7 +5,7 @@
  * server/src-lib/Hasura/RQL/Types/Action.hs). The engine does not serve actions yet: the
  * commands only edit the stored metadata, and unserved.ts reports what they store.
  */
-import { HasuraError } from "../errors.js";
+import { actionExists, actionNotFound, actionPermissionExists, actionPermissionNotFound } from "../errors.js";
 import { argsObject, asArray, asObject, at, isObject, type Json, optionalString, parseFailed, requireKey, requireString } from "./args.js";
 import { ARGS, type Operation, setOrDrop, success } from "./edit.js";
 import type { Metadata } from "./types.js";
@@ -39,13 +39,9 @@ function actionArgs(raw: unknown): { name: string; definition: Json; comment?: s
   return { name, definition, ...(comment !== undefined ? { comment } : {}) };
 }
 
-function noAction(name: string): HasuraError {
-  return new HasuraError("not-exists", `action with name "${name}" does not exist`, ARGS);
-}
-
 function requireAction(metadata: Metadata, name: string): Json {
   const action = topList(metadata, "actions").find((a) => a.name === name);
-  if (!action) throw noAction(name);
+  if (!action) throw actionNotFound(name);
   return action;
 }
 
@@ -60,7 +56,7 @@ function replaceAction(metadata: Metadata, name: string, update: (action: Json) 
 export const createAction: Operation = (metadata, raw) => {
   const action = actionArgs(raw);
   if (topList(metadata, "actions").some((a) => a.name === action.name)) {
-    throw new HasuraError("already-exists", `action with name "${action.name}" already exists`, ARGS);
+    throw actionExists(String(action.name));
   }
   return success(withTopList(metadata, "actions", [...topList(metadata, "actions"), action]));
 };
@@ -96,7 +92,7 @@ export const createActionPermission: Operation = (metadata, raw) => {
   const comment = optionalString(args, "comment", ARGS);
   const permissions = permissionsOf(requireAction(metadata, name));
   if (permissions.some((p) => p.role === role)) {
-    throw new HasuraError("already-exists", `permission for role "${role}" is already defined on "${name}"`, ARGS);
+    throw actionPermissionExists(role, name);
   }
   // Hasura puts the new permission first.
   const permission = { role, ...(comment !== undefined ? { comment } : {}) };
@@ -109,7 +105,7 @@ export const dropActionPermission: Operation = (metadata, raw) => {
   const role = requireString(args, "role", ARGS);
   const permissions = permissionsOf(requireAction(metadata, name));
   if (!permissions.some((p) => p.role === role)) {
-    throw new HasuraError("not-exists", `permission for role: "${role}" is not defined on "${name}"`, ARGS);
+    throw actionPermissionNotFound(role, name);
   }
   return success(
     replaceAction(metadata, name, (a) =>

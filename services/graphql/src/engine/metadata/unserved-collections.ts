@@ -5,7 +5,19 @@
  * None is served: the commands only edit the stored metadata; unserved.ts reports the REST
  * endpoints and inherited roles they store.
  */
-import { HasuraError } from "../errors.js";
+import {
+  collectionNotInAllowlist,
+  duplicateQueryNames,
+  endpointExists,
+  endpointNotFound,
+  inheritedRoleInOwnSet,
+  inheritedRoleNotFound,
+  queryCollectionExists,
+  queryCollectionInAllowlist,
+  queryCollectionNotFound,
+  queryExistsInCollection,
+  queryNotInCollection,
+} from "../errors.js";
 import {
   argsObject,
   asArray,
@@ -23,13 +35,9 @@ import { ARGS, type Operation, success } from "./edit.js";
 import type { Metadata } from "./types.js";
 import { topList, withTopList } from "./unserved.js";
 
-function collectionMissing(name: string, path = ARGS): HasuraError {
-  return new HasuraError("not-exists", `query collection with name "${name}" does not exist`, path);
-}
-
 function requireCollection(metadata: Metadata, name: string, path = ARGS): Json {
   const found = topList(metadata, "query_collections").find((c) => c.name === name);
-  if (!found) throw collectionMissing(name, path);
+  if (!found) throw queryCollectionNotFound(name, path);
   return found;
 }
 
@@ -64,12 +72,12 @@ export const createQueryCollection: Operation = (metadata, raw) => {
   });
   const comment = optionalString(args, "comment", ARGS);
   if (topList(metadata, "query_collections").some((c) => c.name === name)) {
-    throw new HasuraError("already-exists", `query collection with name "${name}" already exists`, at(ARGS, "name"));
+    throw queryCollectionExists(name);
   }
   const names = queries.map((q) => q.name as string);
   const duplicates = [...new Set(names.filter((n, i) => names.indexOf(n) !== i))];
   if (duplicates.length > 0) {
-    throw new HasuraError("not-supported", `found duplicate query names ${duplicates.map((d) => `"${d}"`).join(", ")}`, queriesPath);
+    throw duplicateQueryNames(duplicates, queriesPath);
   }
   const collection = { name, definition, ...(comment !== undefined ? { comment } : {}) };
   return success(withTopList(metadata, "query_collections", [...topList(metadata, "query_collections"), collection]));
@@ -84,11 +92,7 @@ export const dropQueryCollection: Operation = (metadata, raw) => {
   let next = metadata;
   if (inAllowlist(metadata, name)) {
     if (!cascade) {
-      throw new HasuraError(
-        "dependency-error",
-        `query collection with name "${name}" is present in the allowlist; cannot proceed to drop. please use cascade to confirm you wish to drop it from the allowlist as well`,
-        at(ARGS, "collection"),
-      );
+      throw queryCollectionInAllowlist(name);
     }
     next = withTopList(
       next,
@@ -112,7 +116,7 @@ export const addQueryToCollection: Operation = (metadata, raw) => {
   const query = requireString(args, "query", ARGS);
   const queries = queriesOf(requireCollection(metadata, name));
   if (queries.some((q) => q.name === queryName)) {
-    throw new HasuraError("already-exists", `query with name "${queryName}" already exists in collection "${name}"`, ARGS);
+    throw queryExistsInCollection(queryName, name);
   }
   return success(withQueries(metadata, name, [...queries, { name: queryName, query }]));
 };
@@ -123,7 +127,7 @@ export const dropQueryFromCollection: Operation = (metadata, raw) => {
   const queryName = requireString(args, "query_name", ARGS);
   const queries = queriesOf(requireCollection(metadata, name));
   if (!queries.some((q) => q.name === queryName)) {
-    throw new HasuraError("not-found", `query with name "${queryName}" not found in collection "${name}"`, ARGS);
+    throw queryNotInCollection(queryName, name);
   }
   return success(
     withQueries(
@@ -154,7 +158,7 @@ export const addCollectionToAllowlist: Operation = (metadata, raw) => {
 export const dropCollectionFromAllowlist: Operation = (metadata, raw) => {
   const name = requireString(argsObject(raw, ARGS), "collection", ARGS);
   requireCollection(metadata, name, at(ARGS, "collection"));
-  if (!inAllowlist(metadata, name)) throw new HasuraError("not-found", `collection "${name}" doesn't exist in the allowlist`, ARGS);
+  if (!inAllowlist(metadata, name)) throw collectionNotInAllowlist(name);
   return success(
     withTopList(
       metadata,
@@ -173,7 +177,7 @@ export const createRestEndpoint: Operation = (metadata, raw) => {
   asArray(requireKey(args, "methods", ARGS), at(ARGS, "methods"));
   asObject(requireKey(args, "definition", ARGS), at(ARGS, "definition"));
   const endpoints = topList(metadata, "rest_endpoints");
-  if (endpoints.some((e) => e.name === name)) throw new HasuraError("already-exists", `Endpoint with name: ${name} already exists`, ARGS);
+  if (endpoints.some((e) => e.name === name)) throw endpointExists(name);
   const endpoint: Json = {};
   for (const key of ENDPOINT_KEYS) if (args[key] !== undefined && args[key] !== null) endpoint[key] = args[key];
   return success(withTopList(metadata, "rest_endpoints", [...endpoints, endpoint]));
@@ -182,7 +186,7 @@ export const createRestEndpoint: Operation = (metadata, raw) => {
 export const dropRestEndpoint: Operation = (metadata, raw) => {
   const name = requireString(argsObject(raw, ARGS), "name", ARGS);
   const endpoints = topList(metadata, "rest_endpoints");
-  if (!endpoints.some((e) => e.name === name)) throw new HasuraError("not-exists", `endpoint with name: ${name} does not exist`, ARGS);
+  if (!endpoints.some((e) => e.name === name)) throw endpointNotFound(name);
   return success(
     withTopList(
       metadata,
@@ -199,7 +203,7 @@ export const addInheritedRole: Operation = (metadata, raw) => {
   const setPath = at(ARGS, "role_set");
   const roleSet = asArray(requireKey(args, "role_set", ARGS), setPath);
   for (const [i, role] of roleSet.entries()) asString(role, at(setPath, i));
-  if (roleSet.includes(name)) throw new HasuraError("invalid-params", "an inherited role name cannot be in the role combination", ARGS);
+  if (roleSet.includes(name)) throw inheritedRoleInOwnSet();
   const role = { role_name: name, role_set: roleSet };
   const roles = topList(metadata, "inherited_roles");
   const exists = roles.some((r) => r.role_name === name);
@@ -209,7 +213,7 @@ export const addInheritedRole: Operation = (metadata, raw) => {
 export const dropInheritedRole: Operation = (metadata, raw) => {
   const name = requireString(argsObject(raw, ARGS), "role_name", ARGS);
   const roles = topList(metadata, "inherited_roles");
-  if (!roles.some((r) => r.role_name === name)) throw new HasuraError("not-exists", `"${name}" inherited role doesn't exist`, ARGS);
+  if (!roles.some((r) => r.role_name === name)) throw inheritedRoleNotFound(name);
   return success(
     withTopList(
       metadata,

@@ -6,7 +6,19 @@
  * would also fetch the remote schema's introspection; here nothing is fetched.
  */
 import { parse } from "graphql";
-import { type HasuraCode, HasuraError } from "../errors.js";
+import {
+  noSuchRemoteSchema,
+  notARemoteRelationship,
+  remoteRelationshipNotFound,
+  remoteSchemaExists,
+  remoteSchemaOfPermissionNotFound,
+  remoteSchemaPermissionExists,
+  remoteSchemaPermissionNotFound,
+  remoteSchemaToReloadNotFound,
+  remoteSchemaToUpdateNotFound,
+  remoteSchemaUrlMissing,
+  remoteSchemaUrlTwice,
+} from "../errors.js";
 import {
   argsObject,
   asObject,
@@ -25,7 +37,6 @@ import type { Metadata, QualifiedTable, TableMetadata } from "./types.js";
 import { tableList, topList, withTopList } from "./unserved.js";
 
 /** Hasura's code for "expecting a remote relationship"; not (yet) in `HasuraCode`. */
-const UNEXPECTED_PAYLOAD = "unexpected-payload" as HasuraCode;
 
 /** `{name, definition, comment?}` with the url checks Hasura makes before anything else. */
 function remoteSchemaArgs(raw: unknown): { name: string; definition: Json; comment?: string } {
@@ -35,8 +46,8 @@ function remoteSchemaArgs(raw: unknown): { name: string; definition: Json; comme
   const comment = optionalString(args, "comment", ARGS);
   const url = definition.url ?? null;
   const fromEnv = definition.url_from_env ?? null;
-  if (url === null && fromEnv === null) throw new HasuraError("invalid-params", "both `url` and `url_from_env` can't be empty", ARGS);
-  if (url !== null && fromEnv !== null) throw new HasuraError("invalid-params", "both `url` and `url_from_env` can't be present", ARGS);
+  if (url === null && fromEnv === null) throw remoteSchemaUrlMissing();
+  if (url !== null && fromEnv !== null) throw remoteSchemaUrlTwice();
   return { name, definition, ...(comment !== undefined ? { comment } : {}) };
 }
 
@@ -55,7 +66,7 @@ function replaceRemoteSchema(metadata: Metadata, name: string, update: (schema: 
 export const addRemoteSchema: Operation = (metadata, raw) => {
   const schema = remoteSchemaArgs(raw);
   if (findRemoteSchema(metadata, schema.name)) {
-    throw new HasuraError("already-exists", `remote schema with name "${schema.name}" already exists`, ARGS);
+    throw remoteSchemaExists(String(schema.name));
   }
   return success(withTopList(metadata, "remote_schemas", [...topList(metadata, "remote_schemas"), schema]));
 };
@@ -64,7 +75,7 @@ export const addRemoteSchema: Operation = (metadata, raw) => {
 export const updateRemoteSchema: Operation = (metadata, raw) => {
   const { name, definition, comment } = remoteSchemaArgs(raw);
   const current = findRemoteSchema(metadata, name);
-  if (!current) throw new HasuraError("not-exists", `remote schema with name "${name}" doesn't exist`, ARGS);
+  if (!current) throw remoteSchemaToUpdateNotFound(name);
   const updated: Json = { name, definition, ...(comment !== undefined ? { comment } : {}) };
   return success(replaceRemoteSchema(metadata, name, () => setOrDrop(updated, "permissions", current.permissions as Json[] | undefined)));
 };
@@ -75,7 +86,7 @@ function remoteSchemaNameArg(raw: unknown): string {
 
 export const removeRemoteSchema: Operation = (metadata, raw) => {
   const name = remoteSchemaNameArg(raw);
-  if (!findRemoteSchema(metadata, name)) throw new HasuraError("not-exists", "no such remote schema", ARGS);
+  if (!findRemoteSchema(metadata, name)) throw noSuchRemoteSchema();
   return success(
     withTopList(
       metadata,
@@ -88,7 +99,7 @@ export const removeRemoteSchema: Operation = (metadata, raw) => {
 /** Nothing to fetch: only checks the name. */
 export const reloadRemoteSchema: Operation = (metadata, raw) => {
   const name = remoteSchemaNameArg(raw);
-  if (!findRemoteSchema(metadata, name)) throw new HasuraError("not-exists", `remote schema with name "${name}" does not exist`, ARGS);
+  if (!findRemoteSchema(metadata, name)) throw remoteSchemaToReloadNotFound(name);
   return success(metadata);
 };
 
@@ -99,7 +110,7 @@ function permissionArgs(raw: unknown): { schema: string; role: string; args: Jso
 
 function permissionsOf(metadata: Metadata, schema: string): Json[] {
   const found = findRemoteSchema(metadata, schema);
-  if (!found) throw new HasuraError("not-exists", `remote schema "${schema}" doesn't exist`, ARGS);
+  if (!found) throw remoteSchemaOfPermissionNotFound(schema);
   return Array.isArray(found.permissions) ? found.permissions.filter(isObject) : [];
 }
 
@@ -116,7 +127,7 @@ export const addRemoteSchemaPermissions: Operation = (metadata, raw) => {
   const comment = optionalString(args, "comment", ARGS);
   const permissions = permissionsOf(metadata, schema);
   if (permissions.some((p) => p.role === role)) {
-    throw new HasuraError("already-exists", `permissions for role: "${role}" for remote schema:"${schema}" already exists`, ARGS);
+    throw remoteSchemaPermissionExists(role, schema);
   }
   // Hasura puts the new permission first.
   const permission = { role, definition, ...(comment !== undefined ? { comment } : {}) };
@@ -127,7 +138,7 @@ export const dropRemoteSchemaPermissions: Operation = (metadata, raw) => {
   const { schema, role } = permissionArgs(raw);
   const permissions = permissionsOf(metadata, schema);
   if (!permissions.some((p) => p.role === role)) {
-    throw new HasuraError("not-exists", `permissions for role: "${role}" for remote schema:"${schema}" doesn't exist`, ARGS);
+    throw remoteSchemaPermissionNotFound(role, schema);
   }
   return success(
     replaceRemoteSchema(metadata, schema, (r) =>
@@ -163,8 +174,8 @@ function remoteRelationshipArgs(raw: unknown): { source: string; table: Qualifie
 /** The table's remote relationship, or Hasura's error for a field that is missing or is something else. */
 function requireRemoteRelationship(table: TableMetadata, name: string, fields: Set<string>): void {
   if (tableList(table, "remote_relationships").some((r) => r.name === name)) return;
-  if (fields.has(name)) throw new HasuraError(UNEXPECTED_PAYLOAD, "expecting a remote relationship", ARGS);
-  throw new HasuraError("not-exists", `"${name}" does not exist`, ARGS);
+  if (fields.has(name)) throw notARemoteRelationship();
+  throw remoteRelationshipNotFound(name);
 }
 
 function setRemoteRelationships(table: TableMetadata, rels: Json[]): TableMetadata {

@@ -5,7 +5,14 @@
  * engine delivers no events yet: the commands only edit the stored metadata (no SQL trigger is
  * created), and unserved.ts reports what they store.
  */
-import { HasuraError } from "../errors.js";
+import {
+  cronTriggerExists,
+  cronTriggerNotFound,
+  eventTriggerExists,
+  eventTriggerNotFound,
+  triggerColumnNotFound,
+  triggerTableChanged,
+} from "../errors.js";
 import {
   argsObject,
   asArray,
@@ -75,7 +82,7 @@ function checkColumns(args: Json, table: QualifiedTable, catalog: CatalogView): 
     if (!isObject(spec) || !Array.isArray(spec.columns)) continue;
     for (const column of spec.columns) {
       if (typeof column === "string" && !columns.has(column)) {
-        throw new HasuraError("not-exists", `column "${column}" does not exist`, ARGS);
+        throw triggerColumnNotFound(column);
       }
     }
   }
@@ -112,11 +119,11 @@ export const createEventTrigger: Operation = (metadata, raw, catalog) => {
   const replace = optionalBoolean(args, "replace", ARGS) ?? false;
   const existing = findTrigger(findSource(metadata, source), name);
   if (replace) {
-    if (!existing) throw new HasuraError("not-exists", `event trigger "${name}" does not exist`, ARGS);
-    if (!sameTable(existing, table)) throw new HasuraError("not-supported", "cannot replace table or schema for trigger", ARGS);
+    if (!existing) throw eventTriggerNotFound(name);
+    if (!sameTable(existing, table)) throw triggerTableChanged();
   }
   checkColumns(args, table, catalog);
-  if (!replace && existing) throw new HasuraError("already-exists", `Event trigger with name "${name}" already exists`, ARGS);
+  if (!replace && existing) throw eventTriggerExists(name);
   const conf = triggerConf(args, name);
   return success(
     mapTriggers(metadata, source, (t, triggers) => {
@@ -132,7 +139,7 @@ export const deleteEventTrigger: Operation = (metadata, raw) => {
   const source = sourceName(args, ARGS);
   const name = requireString(args, "name", ARGS);
   const table = findTrigger(findSource(metadata, source), name);
-  if (!table) throw new HasuraError("not-exists", `event trigger "${name}" does not exist`, ARGS);
+  if (!table) throw eventTriggerNotFound(name);
   return success(
     mapTriggers(metadata, source, (t, triggers) => (sameTable(t, table) ? triggers.filter((e) => e.name !== name) : triggers)),
   );
@@ -152,10 +159,6 @@ const CRON_KEYS = [
   "response_transform",
 ] as const;
 
-function cronMissing(name: string): HasuraError {
-  return new HasuraError("not-exists", `cron trigger with name: ${name} does not exist`, ARGS);
-}
-
 /** create_cron_trigger: adds a cron trigger, or with `replace` replaces an existing one. */
 export const createCronTrigger: Operation = (metadata, raw) => {
   const args = argsObject(raw, ARGS);
@@ -168,8 +171,8 @@ export const createCronTrigger: Operation = (metadata, raw) => {
   const replace = optionalBoolean(args, "replace", ARGS) ?? false;
   const triggers = topList(metadata, "cron_triggers");
   const exists = triggers.some((t) => t.name === name);
-  if (replace && !exists) throw cronMissing(name);
-  if (!replace && exists) throw new HasuraError("already-exists", `cron trigger with name: ${name} already exists`, ARGS);
+  if (replace && !exists) throw cronTriggerNotFound(name);
+  if (!replace && exists) throw cronTriggerExists(name);
   const trigger: Json = {};
   for (const key of CRON_KEYS) if (given(args[key])) trigger[key] = args[key];
   return success(
@@ -180,7 +183,7 @@ export const createCronTrigger: Operation = (metadata, raw) => {
 export const deleteCronTrigger: Operation = (metadata, raw) => {
   const name = requireString(argsObject(raw, ARGS), "name", ARGS);
   const triggers = topList(metadata, "cron_triggers");
-  if (!triggers.some((t) => t.name === name)) throw cronMissing(name);
+  if (!triggers.some((t) => t.name === name)) throw cronTriggerNotFound(name);
   return success(
     withTopList(
       metadata,

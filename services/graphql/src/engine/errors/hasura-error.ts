@@ -1,0 +1,89 @@
+/**
+ * The error every part of the engine throws: Hasura's code (`Code` in Hasura's
+ * server/src-lib/Hasura/Base/Error.hs), its message, the JSON path it points at and the HTTP
+ * status the admin endpoints answer with. /v1/graphql always answers 200 with `{"errors": [...]}`.
+ * The errors themselves are made by the factories of this folder, one per Hasura message.
+ */
+import { AppError } from "@platform/core";
+
+export type HasuraCode =
+  | "access-denied"
+  | "already-exists"
+  | "already-tracked"
+  | "already-untracked"
+  | "bad-request"
+  | "batch-limit-exceeded"
+  | "conflict"
+  | "constraint-error"
+  | "constraint-violation"
+  | "data-exception"
+  | "dependency-error"
+  | "depth-limit-exceeded"
+  | "invalid-configuration"
+  | "invalid-headers"
+  | "invalid-json"
+  | "invalid-jwt"
+  | "invalid-params"
+  | "jwt-invalid-claims"
+  | "jwt-missing-role-claims"
+  | "node-limit-exceeded"
+  | "not-exists"
+  | "not-found"
+  | "not-supported"
+  | "parse-failed"
+  | "permission-denied"
+  | "permission-error"
+  | "postgres-error"
+  | "rate-limit-exceeded"
+  | "tenant-time-limit-exceeded"
+  | "time-limit-exceeded"
+  | "unexpected"
+  | "unexpected-payload"
+  | "validation-failed";
+
+export class HasuraError extends AppError {
+  constructor(
+    code: HasuraCode,
+    message: string,
+    /** JSON path in Hasura's `encodeJSONPath` form, e.g. `$.selectionSet.author.args`. */
+    readonly path = "$",
+    status = 400,
+    options?: { cause?: unknown; internal?: unknown },
+  ) {
+    super(status, code, message, options?.internal, { cause: options?.cause });
+    this.name = "HasuraError";
+  }
+
+  get hasuraCode(): HasuraCode {
+    return this.code as HasuraCode;
+  }
+}
+
+/** `$` + `.key` for plain keys, `['key']` otherwise, `[i]` for indices (Hasura's encodeJSONPath). */
+export function jsonPath(segments: ReadonlyArray<string | number>): string {
+  let out = "$";
+  for (const s of segments) {
+    if (typeof s === "number") out += `[${s}]`;
+    else if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(s)) out += `.${s}`;
+    else out += `['${s}']`;
+  }
+  return out;
+}
+
+/** The error re-anchored under `prefix` (a bulk step's `$.args[2].args` for a step's `$.args`); `internal` kept. */
+export function underPath(error: HasuraError, prefix: string): HasuraError {
+  return new HasuraError(error.hasuraCode, error.message, prefix + error.path.slice(1), error.status, {
+    cause: error,
+    internal: error.details,
+  });
+}
+
+/** The error answered with another HTTP status (the admin endpoints answer auth failures with 401). */
+export function withStatus(error: HasuraError, status: number): HasuraError {
+  return new HasuraError(error.hasuraCode, error.message, error.path, status);
+}
+
+/** Another AppError (the HTTP framework's) in Hasura's shape: `not-found` for a 404, `bad-request` otherwise. */
+export function fromAppError(error: AppError): HasuraError {
+  return new HasuraError(error.status === 404 ? "not-found" : "bad-request", error.message, "$", error.status);
+}
