@@ -91,6 +91,20 @@ describe.each(testBackends)("%s", (backend) => {
     expect(body).toEqual({ insert_author: { returning: [{ name: "renamed" }] } });
   });
 
+  it("points an error found while compiling an argument at that argument, as Hasura does", async () => {
+    const error = async (query: string) => JSON.parse(await suite.engine.execute({ query }, ADMIN)).errors[0];
+    expect(await error(`{ author(where: {id: {_eq: null}}) { id } }`)).toEqual({
+      message: 'unexpected null value for type "Int"',
+      extensions: { path: "$.selectionSet.author.args.where", code: "validation-failed" },
+    });
+    expect((await error(`{ author { articles(where: {_or: [{title: {_neq: null}}]}) { id } } }`)).extensions.path).toBe(
+      "$.selectionSet.author.selectionSet.articles.args.where",
+    );
+    expect((await error(`mutation { delete_article(where: {id: {_gt: null}}) { affected_rows } }`)).extensions.path).toBe(
+      "$.selectionSet.delete_article.args.where",
+    );
+  });
+
   it("types an array column's items as nullable in results, since stored arrays may hold NULL", async () => {
     expect(await data(`{ author(order_by: {id: asc}) { tags } }`)).toEqual({ author: [{ tags: ["x", null] }, { tags: null }] });
     const schema = suite.engine.schemaFor("admin");

@@ -10,6 +10,7 @@
 import { and, ident, join, type Queryable, type Sql, sql } from "@platform/core";
 import { type GraphQLField, type GraphQLObjectType, getNamedType } from "graphql";
 import {
+  atArgument,
   columnInSeveralOperators,
   columnsDeterminedByParent,
   erroneousColumnName,
@@ -126,7 +127,9 @@ async function insertOne(
     values.size === 0
       ? sql`DEFAULT VALUES`
       : sql`(${join([...values.keys()].map((c) => sql`${ident(c)}`))}) VALUES (${join([...values.values()])})`;
-  const conflict = onConflict ? conflictClause(ctx, table, alias, onConflict, conflictPath) : { clause: sql``, check: null };
+  const conflict = onConflict
+    ? atArgument(jsonPath(conflictPath), () => conflictClause(ctx, table, alias, onConflict, conflictPath))
+    : { clause: sql``, check: null };
   const insertCheck = access.check ? compileBoolExp(ctx, table, alias, access.check, "permission") : sql`true`;
   // An upsert that updated the existing row (its xmax is set) answers to the update permission's check.
   const check = conflict.check
@@ -249,7 +252,9 @@ async function updateRows(
   if (sets.length === 0) return { rows: [], affected: 0 };
   const where = and([
     access.filter ? compileBoolExp(ctx, table, alias, access.filter, "permission") : sql``,
-    pk ? pkCondition(table, alias, pk) : compileBoolExp(ctx, table, alias, args.where, "graphql"),
+    pk
+      ? pkCondition(table, alias, pk)
+      : atArgument(jsonPath([...path, "args", "where"]), () => compileBoolExp(ctx, table, alias, args.where, "graphql")),
   ]);
   const check = access.check ? compileBoolExp(ctx, table, alias, access.check, "permission") : sql`true`;
   const { rows } = await tx.query<{ __row: string; __check: boolean }>(
@@ -395,7 +400,9 @@ async function deleteRows(
   const alias = ctx.alias();
   const where = and([
     access.filter ? compileBoolExp(ctx, table, alias, access.filter, "permission") : sql``,
-    pk ? pkCondition(table, alias, pk) : compileBoolExp(ctx, table, alias, args.where, "graphql"),
+    pk
+      ? pkCondition(table, alias, pk)
+      : atArgument(jsonPath([...path, "args", "where"]), () => compileBoolExp(ctx, table, alias, args.where, "graphql")),
   ]);
   const deleted = ctx.alias();
   const cte = sql`WITH ${ident(deleted)} AS (DELETE FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${where} RETURNING ${ident(alias)}.*)`;

@@ -7,6 +7,7 @@
 import { and, ident, join, type Sql, sql, trusted } from "@platform/core";
 import { type GraphQLField, type GraphQLObjectType, getNamedType, isObjectType } from "graphql";
 import {
+  atArgument,
   distinctOnNotOrderBy,
   fieldNotFound,
   jsonPath,
@@ -118,9 +119,9 @@ function rowSource(
   const where = and([
     parent ? joinCondition(parent.rel, parent.alias, alias) : sql``,
     permissionFilter(ctx, table, alias),
-    compileBoolExp(ctx, table, alias, args.where, "graphql"),
+    atArgument(jsonPath([...path, "args", "where"]), () => compileBoolExp(ctx, table, alias, args.where, "graphql")),
   ]);
-  const terms = orderTerms(ctx, table, alias, args.order_by);
+  const terms = atArgument(jsonPath([...path, "args", "order_by"]), () => orderTerms(ctx, table, alias, args.order_by));
   const distinct = ((args.distinct_on as string[] | undefined) ?? []).map((field) => {
     const column = table.columnByField.get(field);
     if (!column) throw unexpectedEnumValue(field, `${table.typeName}_select_column`, argsPath);

@@ -87,3 +87,17 @@ export function withStatus(error: HasuraError, status: number): HasuraError {
 export function fromAppError(error: AppError): HasuraError {
   return new HasuraError(error.status === 404 ? "not-found" : "bad-request", error.message, "$", error.status);
 }
+
+/**
+ * Runs `work`, which compiles one argument's value; a validation error it raises without a place
+ * of its own (`$`) is answered at that argument (`$.selectionSet.author.args.where`), as Hasura
+ * points at it. Others (a session variable the role's permission lacks) keep Hasura's `$`.
+ */
+export function atArgument<T>(path: string, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof HasuraError && error.path === "$" && error.hasuraCode === "validation-failed") throw underPath(error, path);
+    throw error;
+  }
+}
