@@ -16,11 +16,11 @@ import {
 import { describe, expect, it } from "vitest";
 import type { Metadata } from "../src/engine/metadata/types.js";
 import { testBackends } from "./support/db.js";
-import { ADMIN, metadataWith, useTestEngine } from "./support/engine.js";
+import { ADMIN, asRole, metadataWith, useTestEngine } from "./support/engine.js";
 
 const SCHEMA = `
 CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL, tags text[], doc jsonb);
-CREATE TABLE article (id serial PRIMARY KEY, title text, author_id int REFERENCES author(id));
+CREATE TABLE article (id serial PRIMARY KEY, title text, author_id int NOT NULL REFERENCES author(id));
 INSERT INTO author (name, tags, doc) VALUES ('a', '{x,NULL}', '{"k": 1}'), ('b', NULL, '[1]');
 INSERT INTO article (title, author_id) VALUES ('t1', 1), ('t2', 1), ('t3', 2);
 `;
@@ -32,10 +32,12 @@ const metadata = (): Metadata =>
       array_relationships: [
         { name: "articles", using: { foreign_key_constraint_on: { table: { schema: "public", name: "article" }, column: "author_id" } } },
       ],
+      select_permissions: [{ role: "reader", permission: { columns: ["id", "name"], filter: { id: { _eq: 1 } } } }],
     },
     {
       table: { schema: "public", name: "article" },
       object_relationships: [{ name: "author", using: { foreign_key_constraint_on: "author_id" } }],
+      select_permissions: [{ role: "reader", permission: { columns: ["id", "title"], filter: {} } }],
     },
   ]);
 
@@ -103,6 +105,21 @@ describe.each(testBackends)("%s", (backend) => {
     expect((await error(`mutation { delete_article(where: {id: {_gt: null}}) { affected_rows } }`)).extensions.path).toBe(
       "$.selectionSet.delete_article.args.where",
     );
+  });
+
+  it("types an object relationship nullable for a role that may not read every target row", async () => {
+    const type = (role: string) => String((suite.engine.schemaFor(role).getType("article") as GraphQLObjectType).getFields().author?.type);
+    // author_id is NOT NULL, yet the reader sees only author 1: its other articles' author answers null.
+    expect(type("reader")).toBe("author");
+    const body = JSON.parse(
+      await suite.engine.execute({ query: "{ article(order_by: {id: asc}) { title author { id } } }" }, asRole("reader")),
+    );
+    expect(body.data.article).toEqual([
+      { title: "t1", author: { id: 1 } },
+      { title: "t2", author: { id: 1 } },
+      { title: "t3", author: null },
+    ]);
+    expect(type("admin")).toBe("author!");
   });
 
   it("types an array column's items as nullable in results, since stored arrays may hold NULL", async () => {

@@ -93,6 +93,14 @@ describe.each(testBackends)("%s", (backend) => {
       );
       expect(body).toEqual({ insert_item: { returning: [{ tags: ["p", "q"], scores: [7] }] } });
       expect(await data(`{ item(where: {scores: {_contains: 7}}) { name } }`)).toEqual({ item: [{ name: "e" }] });
+      // A string that is not array text is one element, in comparisons, _in lists and writes.
+      expect(await data(`{ item(where: {tags: {_contains: "p"}}) { name } }`)).toEqual({ item: [{ name: "e" }] });
+      expect(await data(`{ item(where: {tags: {_in: ["y", "{x,y}"]}}, order_by: {id: asc}) { name } }`)).toEqual({
+        item: [{ name: "a" }, { name: "b" }],
+      });
+      expect(await data(`mutation { update_item(where: {name: {_eq: "e"}}, _set: {tags: "solo"}) { returning { tags } } }`)).toEqual({
+        update_item: { returning: [{ tags: ["solo"] }] },
+      });
       await data(`mutation { delete_item(where: {name: {_eq: "e"}}) { affected_rows } }`);
     });
   });

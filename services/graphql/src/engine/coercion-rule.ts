@@ -35,7 +35,7 @@ import {
 import { fieldMode, type Input, type LeafMode, leafProblem, mismatch, type Segments } from "./coercion.js";
 import { fieldNotFound, type HasuraError, missingRequiredField, type Problem } from "./errors.js";
 import { fieldInfo } from "./schema/field-info.js";
-import { isArrayColumnList } from "./schema/pg-array.js";
+import { isArrayColumnList, isArrayLiteral } from "./schema/pg-array.js";
 
 /** Plain (non-column) arguments of table fields. */
 const STRICT_ARGUMENTS = new Set(["batch_size", "distinct", "path"]);
@@ -111,8 +111,8 @@ export function HasuraValuesRule(context: ValidationContext): ASTVisitor {
   const leaf = (node: ValueNode, _key: unknown, parent: unknown, _path: unknown, ancestors: ReadonlyArray<unknown>) => {
     const type = context.getInputType();
     if (!type) return;
-    // A string for an array column is a PostgreSQL array literal, for PostgreSQL to read.
-    if (node.kind === Kind.STRING && isArrayColumnList(getNullableType(type))) return;
+    // PostgreSQL array text for an array column (`"{a,b}"`) is for PostgreSQL to read.
+    if (node.kind === Kind.STRING && isArrayColumnList(getNullableType(type)) && isArrayLiteral(node.value)) return;
     const problem = literalProblem(node, type, mode(parent, ancestors));
     if (problem) report(context, node, problem);
   };

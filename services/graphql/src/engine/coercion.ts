@@ -39,7 +39,7 @@ import {
   unexpectedNull,
 } from "./errors.js";
 import { JsonNumber } from "./json-number.js";
-import { isArrayColumnList } from "./schema/pg-array.js";
+import { isArrayColumnList, isArrayLiteral } from "./schema/pg-array.js";
 import { textProblem } from "./text-values.js";
 
 export type LeafMode = "column" | "strict" | "limit" | "offset";
@@ -255,8 +255,8 @@ export function checkJsonValue(value: unknown, type: GraphQLInputType, mode: Lea
   }
   const nullable = getNullableType(type);
   if (isListType(nullable)) {
-    // A string for an array column is a PostgreSQL array literal, for PostgreSQL to read.
-    if (typeof value === "string" && isArrayColumnList(nullable)) return;
+    // PostgreSQL array text for an array column (`"{a,b}"`) is for PostgreSQL to read.
+    if (typeof value === "string" && isArrayColumnList(nullable) && isArrayLiteral(value)) return;
     const item = nullable.ofType as GraphQLInputType;
     if (Array.isArray(value)) for (const [i, v] of value.entries()) checkJsonValue(v, item, mode, [...path, i]);
     else checkJsonValue(value, item, mode, [...path, 0]);

@@ -2,12 +2,14 @@
  * Values of PostgreSQL array columns, which Hasura v2.29+ exposes as GraphQL lists (`text[]` is
  * `[String!]`). A value is bound as ONE parameter holding PostgreSQL's array text, cast to the
  * column's array type, so the SQL text does not depend on its length.
- * As in Hasura, a string given instead of a list is taken as a PostgreSQL array literal
- * (`"{a,b}"`, `"{{1,2},{3,4}}"`) for PostgreSQL to read.
+ * A string given instead of a list is PostgreSQL's array text when it reads as such
+ * (`"{a,b}"`, `"{{1,2},{3,4}}"`, as Hasura before v2.29 took array values) and is left for
+ * PostgreSQL to read; any other single value is a list of one (GraphQL's list coercion).
  */
 import { ident, type Sql, sql } from "@platform/core";
 import { JsonNumber, jsonText } from "../json-number.js";
 import type { ColumnModel } from "../model/types.js";
+import { isArrayLiteral } from "../schema/pg-array.js";
 import { Slot, type SlotInput } from "./slot.js";
 
 const JSON_ELEMENTS = new Set(["json", "jsonb"]);
@@ -63,7 +65,7 @@ function resolve(value: unknown, input: SlotInput): unknown {
 export function arrayParam(column: ColumnModel, value: unknown): unknown {
   const json = JSON_ELEMENTS.has(column.elementType ?? "");
   const text = (v: unknown): string | null =>
-    v === null || v === undefined ? null : typeof v === "string" ? v : arrayText(Array.isArray(v) ? v : [v], json);
+    v === null || v === undefined ? null : typeof v === "string" && isArrayLiteral(v) ? v : arrayText(Array.isArray(v) ? v : [v], json);
   return hasSlot(value) ? new Slot((input) => text(resolve(value, input))) : text(value);
 }
 

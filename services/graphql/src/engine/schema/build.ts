@@ -261,8 +261,11 @@ export class RoleSchemaBuilder {
             const target = this.model.tables.get(rel.target) as TableModel;
             if (rel.kind === "object") {
               const type = this.objectType(target);
+              // A row the role may not read answers null, so a filtered target is nullable
+              // whatever the foreign key's columns promise.
+              const nullable = rel.nullable || this.access(target).filter !== null;
               fields[rel.name] = {
-                type: rel.nullable ? type : new GraphQLNonNull(type),
+                type: nullable ? type : new GraphQLNonNull(type),
                 description: "An object relationship",
                 extensions: info({ kind: "object_rel", rel: rel.name }),
               };

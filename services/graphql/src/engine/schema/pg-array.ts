@@ -19,3 +19,12 @@ export function arrayColumnList<T extends GraphQLType>(item: T): GraphQLList<T> 
 export function isArrayColumnList(type: unknown): boolean {
   return typeof type === "object" && type !== null && ARRAY_COLUMN_LISTS.has(type);
 }
+
+/**
+ * Whether a string given for a whole array column is PostgreSQL's array text (`{a,b}`, with an
+ * optional `[1:2]=` dimension prefix), which PostgreSQL reads as it is. Any other string is one
+ * element: GraphQL's list coercion makes `tags: "red"` the list `["red"]`.
+ */
+export function isArrayLiteral(value: string): boolean {
+  return /^\s*(?:(?:\[\s*[+-]?\d+\s*:\s*[+-]?\d+\s*\])+\s*=\s*)?\{/.test(value);
+}
