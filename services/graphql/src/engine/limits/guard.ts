@@ -80,11 +80,10 @@ export class RequestGuard {
     const rate = this.forRole(session, (l) => l.rate_limit);
     if (rate && (await this.counter.count(rateKey(rate, session, context))) > rate.max_reqs_per_min)
       return { body: errorBody(rateLimitExceeded(rate.max_reqs_per_min)), failed: true };
-    const deadline = this.deadline(session);
-    const signals = [context.signal, deadline?.signal].filter((s) => s !== undefined);
+    const deadline = this.deadline(session, context.signal);
     try {
       return await execute({
-        signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0],
+        signal: deadline?.signal ?? context.signal,
         checkOperation: this.sizeCheck(session),
         requestId: context.requestId,
       });
@@ -112,8 +111,13 @@ export class RequestGuard {
     };
   }
 
-  /** A signal that aborts, with the time limit's error as its reason, when the request's time is up. */
-  private deadline(session: Session): { signal: AbortSignal; clear(): void } | undefined {
+  /**
+   * A signal that aborts when the client's signal does (with its reason) or, with the time
+   * limit's error as its reason, when the request's time is up. One controller and one timer per
+   * request, the error made only when the time is up: AbortSignal.any and an eager error cost
+   * this hot path a measurable share of its CPU and memory.
+   */
+  private deadline(session: Session, client: AbortSignal | undefined): { signal: AbortSignal; clear(): void } | undefined {
     const server = this.options.timeLimitSeconds ?? 0;
     const role = this.forRole(session, (l) => l.time_limit);
     let seconds = server;
@@ -125,10 +129,18 @@ export class RequestGuard {
     } else if (server <= 0) return undefined;
     const ms = Math.max(0, seconds * 1000);
     if (ms > MAX_TIMER_MS) return undefined;
-    const error = timeLimitExceeded(seconds, fromApiLimit);
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(error), ms);
-    return { signal: controller.signal, clear: () => clearTimeout(timer) };
+    const timer = setTimeout(() => controller.abort(timeLimitExceeded(seconds, fromApiLimit)), ms);
+    const onClientGone = () => controller.abort(client?.reason);
+    if (client?.aborted) onClientGone();
+    else client?.addEventListener("abort", onClientGone, { once: true });
+    return {
+      signal: controller.signal,
+      clear: () => {
+        clearTimeout(timer);
+        client?.removeEventListener("abort", onClientGone);
+      },
+    };
   }
 }
 
