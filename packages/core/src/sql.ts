@@ -43,8 +43,13 @@ export function sql(strings: TemplateStringsArray, ...args: unknown[]): Sql {
   return new Sql(parts);
 }
 
+/** Appends one by one: spreading a fragment of 100,000+ parts into push() overflows the call stack. */
+function append(parts: Part[], more: readonly Part[]): void {
+  for (const part of more) parts.push(part);
+}
+
 function pushArg(parts: Part[], arg: unknown): void {
-  if (arg instanceof Sql) parts.push(...arg.parts);
+  if (arg instanceof Sql) append(parts, arg.parts);
   else if (arg instanceof Identifier) parts.push({ kind: "ident", names: arg.names });
   else parts.push({ kind: "value", value: arg });
 }
@@ -53,8 +58,8 @@ function pushArg(parts: Part[], arg: unknown): void {
 export function join(fragments: readonly Sql[], separator: Sql = sql`, `): Sql {
   const parts: Part[] = [];
   fragments.forEach((f, i) => {
-    if (i > 0) parts.push(...separator.parts);
-    parts.push(...f.parts);
+    if (i > 0) append(parts, separator.parts);
+    append(parts, f.parts);
   });
   return new Sql(parts);
 }

@@ -53,6 +53,7 @@ import {
   HasuraError,
   jsonPath,
   missingVariable,
+  nestedTooDeeply,
   noMutations,
   operationNotFound,
   persistedQueriesNotEnabled,
@@ -134,8 +135,32 @@ class Lru<V> {
 interface QueryPlan {
   statement: Compiled | null;
   name: string;
-  keys: Array<{ prefix: string; column: string | null; constant: string }>;
+  /** Where each response key's JSON is: a column name, an index into the packed text[] column, or a constant. */
+  keys: Array<{ prefix: string; column: string | number | null; constant: string }>;
 }
+
+/**
+ * How deep (in JSON levels) a variable's value may nest: the engine's walks over values recurse,
+ * and about 3,000 levels (`_and` in `_and` 1,500 deep) overflow the stack; half of that is kept.
+ */
+const MAX_INPUT_DEPTH = 1500;
+
+/** The nesting depth of a JSON value, measured without recursion. */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (v === null || typeof v !== "object") continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_INPUT_DEPTH) return deepest;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** Root fields selected as columns of their own; more are packed into one array (PostgreSQL's limit is 1,664 columns). */
+const MAX_COLUMNS = 1000;
 
 function fragmentsOf(document: DocumentNode): Fragments {
   const fragments: Fragments = {};
@@ -238,7 +263,11 @@ export class Engine {
       try {
         doc = parse(query);
       } catch (error) {
-        doc = queryParseFailed(error instanceof GraphQLError ? error.message : undefined);
+        // graphql-js's parser recurses: a document nested hundreds deep overflows the stack.
+        doc =
+          error instanceof RangeError
+            ? queryParseFailed("the query is nested too deeply to parse")
+            : queryParseFailed(error instanceof GraphQLError ? error.message : undefined);
       }
       this.documents.set(query, doc);
     }
@@ -290,27 +319,33 @@ export class Engine {
   /** One statement for every root field of a query, with its parameters as slots, ready to run for any request of the same shape. */
   private plan(ctx: CompileContext, rootType: GraphQLObjectType, fields: Collected[]): QueryPlan {
     const data = fields.filter((f) => !f.name.startsWith("__"));
-    const columns = data.map((f, i) => sql`(${this.compileRoot(ctx, rootType, f)})::text AS ${ident(`f${i}`)}`);
-    const statement = columns.length > 0 ? compile(sql`SELECT ${join(columns)}`, "postgres") : null;
+    const values = data.map((f) => sql`(${this.compileRoot(ctx, rootType, f)})::text`);
+    // PostgreSQL selects at most 1,664 columns: past that, the fields come as one text[] column.
+    const packed = values.length > MAX_COLUMNS;
+    const select = packed
+      ? sql`SELECT ARRAY[${join(values)}] AS f`
+      : sql`SELECT ${join(values.map((v, i) => sql`${v} AS ${ident(`f${i}`)}`))}`;
+    const statement = values.length > 0 ? compile(select, "postgres") : null;
     const keys = fields.map((f) => ({
       prefix: `${JSON.stringify(f.responseKey)}:`,
-      column: f.name.startsWith("__") ? null : `f${data.indexOf(f)}`,
+      column: f.name.startsWith("__") ? null : packed ? data.indexOf(f) : `f${data.indexOf(f)}`,
       constant: f.name === "__typename" ? JSON.stringify(rootType.name) : "null",
     }));
     return { statement, name: statement ? statementName(statement.text) : "", keys };
   }
 
   private async runPlan(plan: QueryPlan, input: SlotInput, signal?: AbortSignal): Promise<string> {
-    let row: Record<string, string | null> = {};
+    let row: Record<string | number, string | null> = {};
     if (plan.statement) {
       const values = resolveParams(plan.statement.values, input);
       // Same operation shape, same text: PostgreSQL reuses the plan of the named prepared statement.
       const { rows } = await this.db
-        .query<Record<string, string | null>>({ text: plan.statement.text, values }, { name: plan.name, signal })
+        .query<Record<string, unknown>>({ text: plan.statement.text, values }, { name: plan.name, signal })
         .catch((error: unknown) => {
           throw failed(error, signal, { text: plan.statement?.text ?? "", values, prepared: true });
         });
-      row = rows[0] ?? {};
+      const first = rows[0] ?? {};
+      row = (Array.isArray(first.f) ? first.f : first) as Record<string | number, string | null>;
     }
     const parts = plan.keys.map((k) => k.prefix + (k.column === null ? k.constant : (row[k.column] ?? "null")));
     return `{"data":{${parts.join(",")}}}`;
@@ -394,6 +429,7 @@ export class Engine {
     raw: unknown,
   ): Variables {
     const inputs = raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+    for (const [name, value] of Object.entries(inputs)) if (depthOf(value) > MAX_INPUT_DEPTH) throw nestedTooDeeply(name, MAX_INPUT_DEPTH);
     const out: Variables = {};
     const required = new Set<string>();
     for (const def of operation.variableDefinitions ?? []) {

@@ -8,7 +8,7 @@ import { fieldNotFound, noSuchColumn, nullComparison } from "../errors.js";
 import { JsonNumber, jsonText, toParam } from "../json-number.js";
 import type { ColumnModel, RelationshipModel, TableModel } from "../model/types.js";
 import { aggregatePredicateExp } from "./aggregate-predicates.js";
-import { arrayValue } from "./arrays.js";
+import { arrayParam, arrayValue } from "./arrays.js";
 import { type CompileContext, isSessionVariable } from "./context.js";
 import { computedFieldExp } from "./functions.js";
 import { mapValue } from "./slot.js";
@@ -260,6 +260,14 @@ function inList(ctx: CompileContext, target: Sql, column: ColumnModel, negate: b
   }
   const items = asList(value);
   if (items.length === 0) return negate ? TRUE : FALSE;
+  if (source === "graphql" && !column.elementType) {
+    // The request's list is ONE array parameter: its length changes neither the SQL text (one
+    // plan serves every length) nor the parameter count (PostgreSQL takes at most 65,535). It
+    // is left uncast: PostgreSQL types it from the column (a domain's base type when the domain
+    // has no array type, as information_schema's sql_identifier has not).
+    const list = sql`${arrayParam({ ...column, elementType: column.pgType }, items)}`;
+    return negate ? sql`NOT (${target} = ANY(${list}))` : sql`${target} = ANY(${list})`;
+  }
   const list = join(items.map((v) => operand(ctx, column, v, source)));
   return negate ? sql`${target} NOT IN (${list})` : sql`${target} IN (${list})`;
 }

@@ -23,7 +23,7 @@ export function databaseQueryError(path: string, failure: Failure): HasuraError 
 
 /** Something thrown that is not a PostgreSQL error: a fault of the engine, its message only in `internal`. */
 export function unexpectedError(path: string, cause: unknown): HasuraError {
-  const message = cause instanceof Error ? cause.message : String(cause);
+  const message = cause instanceof Error ? cause.message : typeof cause === "object" ? JSON.stringify(cause) : String(cause);
   return new HasuraError("unexpected", "unexpected error", path, 500, { cause, internal: { error: { message } } });
 }
 

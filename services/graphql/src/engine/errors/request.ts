@@ -38,6 +38,14 @@ export function queryParseFailed(reason = "not a valid graphql query"): HasuraEr
   return new HasuraError("validation-failed", reason, "$.query");
 }
 
+/**
+ * Input nested past what the engine walks (`_and` inside `_and` hundreds deep): refused before
+ * anything recurses into it. Hasura has no such limit; its parsers recurse as ours would.
+ */
+export function nestedTooDeeply(variable: string, max: number): HasuraError {
+  return new HasuraError("validation-failed", `the value of variable "${variable}" is nested deeper than ${max} levels`, "$");
+}
+
 // --- The operation to run (`getSingleOperation` in Protocol.hs; server/src-lib/Hasura/GraphQL/Execute.hs
 // and Transport/HTTP.hs).
 

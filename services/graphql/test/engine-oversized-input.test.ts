@@ -1,0 +1,60 @@
+/**
+ * Oversized and over-deep requests: each one works or answers a clear validation-failed, never
+ * `unexpected`. Lists are bound as one array parameter (no 65,535-parameter ceiling), fragments
+ * of any size are assembled without spreading into a call (no stack overflow), more root fields
+ * than PostgreSQL's 1,664 columns are packed into one array column, and values nested past what
+ * the engine's walks recurse through are refused before anything walks them.
+ */
+import { describe, expect, it } from "vitest";
+import type { Metadata } from "../src/engine/metadata/types.js";
+import { testBackends } from "./support/db.js";
+import { ADMIN, metadataWith, useTestEngine } from "./support/engine.js";
+
+const SCHEMA = `CREATE TABLE t (id serial PRIMARY KEY, name text); INSERT INTO t (name) VALUES ('a'), ('b');`;
+const metadata = (): Metadata => metadataWith([{ table: { schema: "public", name: "t" } }]);
+const BOTH = { t: [{ id: 1 }, { id: 2 }] };
+
+describe.each(testBackends)("%s", (backend) => {
+  const suite = useTestEngine(backend, { schema: SCHEMA, metadata });
+  const run = async (query: string, variables?: Record<string, unknown>) =>
+    JSON.parse(await suite.engine.execute({ query, ...(variables ? { variables } : {}) }, ADMIN));
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+  it("takes an _in list of 70,000 values, literal or variable", async () => {
+    expect(await run(`{ t(where: {id: {_in: [${ids(70_000).join(",")}]}}, order_by: {id: asc}) { id } }`)).toEqual({ data: BOTH });
+    const query = `query ($ids: [Int!]) { t(where: {id: {_nin: $ids}}, order_by: {id: asc}) { id } }`;
+    expect(await run(query, { ids: ids(70_000).map((i) => i + 3) })).toEqual({ data: BOTH });
+  });
+
+  it("takes an _or of 20,000 branches", async () => {
+    const w = { _or: ids(20_000).map((i) => ({ id: { _eq: i } })) };
+    expect(await run(`query ($w: t_bool_exp) { t(where: $w, order_by: {id: asc}) { id } }`, { w })).toEqual({ data: BOTH });
+  }, 60_000);
+
+  it("answers more root fields than PostgreSQL has columns for", async () => {
+    const fields = ids(1_700).map((i) => `a${i}: t_by_pk(id: 1) { id }`);
+    const body = await run(`{ ${fields.join(" ")} __typename }`);
+    expect(Object.keys(body.data)).toHaveLength(1_701);
+    expect(body.data.a0).toEqual({ id: 1 });
+    expect(body.data.a1699).toEqual({ id: 1 });
+    expect(body.data.__typename).toBe("query_root");
+  }, 60_000);
+
+  it("refuses values and documents nested too deeply to walk, with validation-failed", async () => {
+    let deep: unknown = { id: { _eq: 1 } };
+    for (let i = 0; i < 3_000; i++) deep = { _and: [deep] };
+    expect(await run(`query ($w: t_bool_exp) { t(where: $w) { id } }`, { w: deep })).toEqual({
+      errors: [
+        { message: 'the value of variable "w" is nested deeper than 1500 levels', extensions: { path: "$", code: "validation-failed" } },
+      ],
+    });
+    const literal = `{ t(where: ${"{_and: [".repeat(3_000)}{id: {_eq: 1}}${"]}".repeat(3_000)}) { id } }`;
+    expect(await run(literal)).toEqual({
+      errors: [{ message: "the query is nested too deeply to parse", extensions: { path: "$.query", code: "validation-failed" } }],
+    });
+    // What stays within the limit still works.
+    let fine: unknown = { id: { _eq: 1 } };
+    for (let i = 0; i < 300; i++) fine = { _and: [fine] };
+    expect(await run(`query ($w: t_bool_exp) { t(where: $w) { id } }`, { w: fine })).toEqual({ data: { t: [{ id: 1 }] } });
+  });
+});
