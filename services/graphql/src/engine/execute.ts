@@ -1,34 +1,19 @@
 /**
- * The engine's one entry point: execute(request, session) -> JSON text of the response.
- * Parsing is cached per query text and validation per (role, query); every root table field
- * compiles to one SQL expression and all of an operation's fields run as one statement,
- * whose JSON text is spliced into the response without being parsed in JS. Introspection
- * goes through graphql-js on the role's schema.
+ * The engine's one entry point: respond(request, session) -> the response's JSON text. `Engine`
+ * coordinates: the document cache (parsing per query text), validation per (role, query), the
+ * variables' checks (variables.ts), then one executor per kind of operation (executors/: a
+ * query's cached plan, a mutation's transaction, introspection through graphql-js), whose SQL
+ * the compiler (compiler/) builds without running it. Errors are the catalogue's (errors/).
  */
-import {
-  type Compiled,
-  compile,
-  type Database,
-  ident,
-  join,
-  type Logger,
-  type Queryable,
-  type Sql,
-  sql,
-  statementName,
-} from "@platform/core";
+import type { Database, Logger } from "@platform/core";
 import {
   type DocumentNode,
-  execute as executeGraphql,
   type FragmentDefinitionNode,
   GraphQLError,
   type GraphQLInputType,
-  GraphQLNonNull,
   type GraphQLObjectType,
   type GraphQLSchema,
-  getNamedType,
   getOperationAST,
-  isNonNullType,
   Kind,
   NoUnusedVariablesRule,
   type OperationDefinitionNode,
@@ -39,37 +24,30 @@ import {
   validate,
 } from "graphql";
 
-import { checkJsonValue } from "./coercion.js";
-import { HasuraValuesRule, type VariableUsage, variableUsages } from "./coercion-rule.js";
+import { HasuraValuesRule, type VariableUsage } from "./coercion-rule.js";
 import { CompileContext } from "./compiler/context.js";
-import { type Collected, collectFields, type Fragments } from "./compiler/fields.js";
-import { functionRootJson, runFunctionMutation } from "./compiler/functions.js";
-import { runMutationField } from "./compiler/mutation.js";
-import { aggregateJson, byPkJson, listJson } from "./compiler/select.js";
-import { resolveParams, type SlotInput, slotVariables } from "./compiler/slot.js";
-import { argumentValues, astValue, type Variables } from "./compiler/values.js";
+import { collectFields, type Fragments } from "./compiler/fields.js";
+import { compileRootField } from "./compiler/root.js";
+import { slotVariables } from "./compiler/slot.js";
 import {
-  fieldNotFound,
   HasuraError,
-  jsonPath,
-  missingVariable,
-  nestedTooDeeply,
   noMutations,
   operationNotFound,
   persistedQueriesNotEnabled,
   queryKeyMissing,
   queryParseFailed,
   requestCancelled,
-  subscriptionOnlyField,
   subscriptionOverHttp,
 } from "./errors.js";
-import { bindingNumbersAsText, toParam } from "./json-number.js";
+import { answerWithIntrospection } from "./executors/introspection.js";
+import { runMutation } from "./executors/mutation.js";
+import { planQuery, type QueryPlan, runQuery, runQueryFields } from "./executors/query.js";
 import type { Model } from "./model/types.js";
-import { type FailedStatement, fromPostgres } from "./pg-errors.js";
+import { fromPostgres } from "./pg-errors.js";
 import { RoleSchemaBuilder } from "./schema/build.js";
-import { fieldInfo, type MutationKind } from "./schema/field-info.js";
 import { ADMIN_ROLE, type Session } from "./session.js";
 import { toHasuraError } from "./validation-errors.js";
+import { checkVariables } from "./variables.js";
 
 /**
  * graphql-js's rules minus NoUnusedVariables (Hasura accepts variables an operation does not
@@ -131,37 +109,6 @@ class Lru<V> {
   }
 }
 
-/** A compiled query: one statement (absent when only __typename is asked) and how its columns fill the response. */
-interface QueryPlan {
-  statement: Compiled | null;
-  name: string;
-  /** Where each response key's JSON is: a column name, an index into the packed text[] column, or a constant. */
-  keys: Array<{ prefix: string; column: string | number | null; constant: string }>;
-}
-
-/**
- * How deep (in JSON levels) a variable's value may nest: the engine's walks over values recurse,
- * and about 3,000 levels (`_and` in `_and` 1,500 deep) overflow the stack; half of that is kept.
- */
-const MAX_INPUT_DEPTH = 1500;
-
-/** The nesting depth of a JSON value, measured without recursion. */
-function depthOf(value: unknown): number {
-  let deepest = 0;
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop() as [unknown, number];
-    if (v === null || typeof v !== "object") continue;
-    deepest = Math.max(deepest, depth);
-    if (deepest > MAX_INPUT_DEPTH) return deepest;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
-  }
-  return deepest;
-}
-
-/** Root fields selected as columns of their own; more are packed into one array (PostgreSQL's limit is 1,664 columns). */
-const MAX_COLUMNS = 1000;
-
 function fragmentsOf(document: DocumentNode): Fragments {
   const fragments: Fragments = {};
   for (const def of document.definitions)
@@ -176,11 +123,6 @@ function variableTypes(schema: GraphQLSchema, operation: OperationDefinitionNode
     if (type) types.set(def.variable.name.value, type as GraphQLInputType);
   }
   return types;
-}
-
-/** A statement's failure with the statement for `internal`; a cancellation stays the signal's reason. */
-function failed(error: unknown, signal: AbortSignal | undefined, statement: FailedStatement): unknown {
-  return signal?.aborted && error === signal.reason ? error : fromPostgres(error, "$", statement);
 }
 
 /**
@@ -296,216 +238,39 @@ export class Engine {
     if (operation.operation === "mutation" && !schema.getMutationType()) throw noMutations();
     if (operation.operation === "subscription") throw subscriptionOverHttp();
     options.checkOperation?.(document, operation);
-    const variables = this.variables(schema, document, operation, `${key}\u0000${operationName ?? ""}`, request.variables);
+    const usagesKey = `${key}\u0000${operationName ?? ""}`;
+    const variables = checkVariables(schema, document, operation, request.variables, (compute) => {
+      let usages = this.usages.get(usagesKey);
+      if (!usages) {
+        usages = compute();
+        this.usages.set(usagesKey, usages);
+      }
+      return usages;
+    });
     if (operation.operation === "mutation") {
       const ctx = new CompileContext(this.model, session, variables, fragmentsOf(document), this.options);
-      return this.mutate(ctx, schema.getMutationType() as GraphQLObjectType, operation, options.signal);
+      const root = schema.getMutationType() as GraphQLObjectType;
+      return runMutation(this.db, ctx, root, collectFields([operation.selectionSet], root.name, ctx.fragments, variables), options.signal);
     }
     const slotted = slotVariables(variables, variableTypes(schema, operation));
-    const planKey = `${key}\u0000${operationName ?? ""}\u0000${slotted.signature}`;
+    const planKey = `${usagesKey}\u0000${slotted.signature}`;
     let plan = this.plans.get(planKey);
     if (!plan) {
       const fragments = fragmentsOf(document);
       const rootType = schema.getQueryType() as GraphQLObjectType;
       const fields = collectFields([operation.selectionSet], rootType.name, fragments, slotted.values);
-      if (fields.some((f) => f.name === "__schema" || f.name === "__type"))
-        return this.introspect(schema, document, operationName, variables, session, fields, fragments, options.signal);
-      plan = this.plan(new CompileContext(this.model, session, slotted.values, fragments, this.options, true), rootType, fields);
+      if (fields.some((f) => f.name === "__schema" || f.name === "__type")) {
+        // Introspection answers from graphql-js; its data fields run as one plain statement.
+        const ctx = new CompileContext(this.model, session, variables, fragments, this.options);
+        const data = fields.filter((f) => !f.name.startsWith("__"));
+        const statement = planQuery(rootType.name, data, (f) => compileRootField(ctx, rootType, f));
+        const results = await runQueryFields(this.db, statement, { variables, session }, options.signal);
+        return answerWithIntrospection(schema, document, operationName, variables, data, results);
+      }
+      const ctx = new CompileContext(this.model, session, slotted.values, fragments, this.options, true);
+      plan = planQuery(rootType.name, fields, (f) => compileRootField(ctx, rootType, f));
       this.plans.set(planKey, plan);
     }
-    return this.runPlan(plan, { variables, session }, options.signal);
-  }
-
-  /** One statement for every root field of a query, with its parameters as slots, ready to run for any request of the same shape. */
-  private plan(ctx: CompileContext, rootType: GraphQLObjectType, fields: Collected[]): QueryPlan {
-    const data = fields.filter((f) => !f.name.startsWith("__"));
-    const values = data.map((f) => sql`(${this.compileRoot(ctx, rootType, f)})::text`);
-    // PostgreSQL selects at most 1,664 columns: past that, the fields come as one text[] column.
-    const packed = values.length > MAX_COLUMNS;
-    const select = packed
-      ? sql`SELECT ARRAY[${join(values)}] AS f`
-      : sql`SELECT ${join(values.map((v, i) => sql`${v} AS ${ident(`f${i}`)}`))}`;
-    const statement = values.length > 0 ? compile(select, "postgres") : null;
-    const keys = fields.map((f) => ({
-      prefix: `${JSON.stringify(f.responseKey)}:`,
-      column: f.name.startsWith("__") ? null : packed ? data.indexOf(f) : `f${data.indexOf(f)}`,
-      constant: f.name === "__typename" ? JSON.stringify(rootType.name) : "null",
-    }));
-    return { statement, name: statement ? statementName(statement.text) : "", keys };
-  }
-
-  private async runPlan(plan: QueryPlan, input: SlotInput, signal?: AbortSignal): Promise<string> {
-    let row: Record<string | number, string | null> = {};
-    if (plan.statement) {
-      const values = resolveParams(plan.statement.values, input);
-      // Same operation shape, same text: PostgreSQL reuses the plan of the named prepared statement.
-      const { rows } = await this.db
-        .query<Record<string, unknown>>({ text: plan.statement.text, values }, { name: plan.name, signal })
-        .catch((error: unknown) => {
-          throw failed(error, signal, { text: plan.statement?.text ?? "", values, prepared: true });
-        });
-      const first = rows[0] ?? {};
-      row = (Array.isArray(first.f) ? first.f : first) as Record<string | number, string | null>;
-    }
-    const parts = plan.keys.map((k) => k.prefix + (k.column === null ? k.constant : (row[k.column] ?? "null")));
-    return `{"data":{${parts.join(",")}}}`;
-  }
-
-  /** A query with __schema or __type: its data fields are compiled as usual, then graphql-js answers the whole operation. */
-  private async introspect(
-    schema: GraphQLSchema,
-    document: DocumentNode,
-    operationName: string | undefined,
-    variables: Variables,
-    session: Session,
-    planned: Collected[],
-    fragments: Fragments,
-    signal?: AbortSignal,
-  ): Promise<string> {
-    const ctx = new CompileContext(this.model, session, variables, fragments, this.options);
-    const rootType = schema.getQueryType() as GraphQLObjectType;
-    // Only booleans steer @skip/@include and they are never slots: the fields collected for planning stand.
-    const fields = planned.filter((f) => !f.name.startsWith("__"));
-    const results = await this.runStatement(
-      fields.map((f) => this.compileRoot(ctx, rootType, f)),
-      signal,
-    );
-    return this.executeWithIntrospection(schema, document, operationName, variables, fields, results);
-  }
-
-  /** All mutation fields of a request run in order in one transaction: one failure rolls every one back. */
-  private async mutate(
-    ctx: CompileContext,
-    root: GraphQLObjectType,
-    operation: OperationDefinitionNode,
-    signal?: AbortSignal,
-  ): Promise<string> {
-    const fields = collectFields([operation.selectionSet], root.name, ctx.fragments, ctx.variables);
-    // The request's signal cancels whichever statement runs and rolls the transaction back.
-    const inTransaction = <T>(work: (tx: Queryable) => Promise<T>) => this.db.transaction(work, { signal });
-    const parts = await inTransaction(async (transaction) => {
-      const tx = bindingNumbersAsText(transaction);
-      // Triggers can read the session as Hasura exposes it: current_setting('hasura.user').
-      await tx.query(
-        sql`SELECT set_config('hasura.user', ${JSON.stringify({ ...ctx.session.variables, "x-hasura-role": ctx.session.role })}, true)`,
-      );
-      const out: string[] = [];
-      for (const f of fields) {
-        if (f.name === "__typename") {
-          out.push(`${JSON.stringify(f.responseKey)}:${JSON.stringify(root.name)}`);
-          continue;
-        }
-        const def = root.getFields()[f.name];
-        const info = def ? fieldInfo(def.extensions) : undefined;
-        if (!def || !info || !("table" in info)) throw fieldNotFound(f.name, `${root.name}`, jsonPath(["selectionSet", f.responseKey]));
-        if (info.kind === "function") {
-          out.push(`${JSON.stringify(f.responseKey)}:${await runFunctionMutation(ctx, tx, info.fn, f, def)}`);
-          continue;
-        }
-        const path = info.kind.startsWith("insert")
-          ? jsonPath(["selectionSet", f.responseKey, "args", info.kind === "insert" ? "objects" : "object"])
-          : "$";
-        try {
-          const result = await runMutationField(ctx, tx, ctx.table(info.table), info.kind as MutationKind, f, def);
-          out.push(`${JSON.stringify(f.responseKey)}:${result}`);
-        } catch (error) {
-          throw fromPostgres(error, path);
-        }
-      }
-      return out;
-    });
-    return `{"data":{${parts.join(",")}}}`;
-  }
-
-  /**
-   * The request's variables, checked as Hasura checks them: a required one must be given, and
-   * each value is parsed where the operation uses it (errors point there).
-   */
-  private variables(
-    schema: GraphQLSchema,
-    document: DocumentNode,
-    operation: OperationDefinitionNode,
-    key: string,
-    raw: unknown,
-  ): Variables {
-    const inputs = raw && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
-    for (const [name, value] of Object.entries(inputs)) if (depthOf(value) > MAX_INPUT_DEPTH) throw nestedTooDeeply(name, MAX_INPUT_DEPTH);
-    const out: Variables = {};
-    const required = new Set<string>();
-    for (const def of operation.variableDefinitions ?? []) {
-      const name = def.variable.name.value;
-      if (def.type.kind === Kind.NON_NULL_TYPE) required.add(name);
-      if (name in inputs) out[name] = inputs[name];
-      else if (def.defaultValue) out[name] = astValue(def.defaultValue, {});
-      else if (def.type.kind === Kind.NON_NULL_TYPE) throw missingVariable(name);
-    }
-    if (Object.keys(inputs).length === 0) return out;
-    let usages = this.usages.get(key);
-    if (!usages) {
-      usages = variableUsages(schema, document, operation);
-      this.usages.set(key, usages);
-    }
-    for (const usage of usages) {
-      if (!(usage.name in inputs)) continue;
-      const type = required.has(usage.name) && !isNonNullType(usage.type) ? new GraphQLNonNull(usage.type) : usage.type;
-      checkJsonValue(inputs[usage.name], type, usage.mode, usage.path);
-    }
-    return out;
-  }
-
-  private compileRoot(ctx: CompileContext, root: GraphQLObjectType, field: Collected): Sql {
-    const def = root.getFields()[field.name];
-    const info = def ? fieldInfo(def.extensions) : undefined;
-    const path = ["selectionSet", field.responseKey];
-    if (!def || !info || !("table" in info)) throw fieldNotFound(field.name, `${root.name}`, jsonPath(path));
-    const table = ctx.table(info.table);
-    const objectType = getNamedType(def.type) as GraphQLObjectType;
-    const args = argumentValues(field.node.arguments, ctx.variables, def.args);
-    const sub = collectFields(field.selections, objectType.name, ctx.fragments, ctx.variables);
-    if (info.kind === "function" || info.kind === "function_aggregate")
-      return functionRootJson(ctx, info.fn, info.kind === "function_aggregate", args, sub, objectType, path);
-    if (info.kind === "select") return listJson(ctx, table, args, sub, objectType, null, path);
-    if (info.kind === "select_by_pk") return byPkJson(ctx, table, args, sub, objectType, path);
-    if (info.kind === "select_aggregate") return aggregateJson(ctx, table, args, sub, objectType, null, path);
-    throw subscriptionOnlyField(field.name, jsonPath(path));
-  }
-
-  /** Runs all root fields as one statement (one snapshot, one round trip); each column is JSON text. */
-  private async runStatement(fields: Sql[], signal?: AbortSignal): Promise<string[]> {
-    if (fields.length === 0) return [];
-    const statement = sql`SELECT ${join(fields.map((f, i) => sql`(${f})::text AS ${ident(`f${i}`)}`))}`;
-    // Same operation shape, same text: PostgreSQL reuses the plan of the named prepared statement.
-    const { text, values } = compile(statement, "postgres");
-    const params = values.map(toParam);
-    const { rows } = await this.db
-      .query<Record<string, string | null>>({ text, values: params }, { prepare: true, signal })
-      .catch((error: unknown) => {
-        throw failed(error, signal, { text, values: params, prepared: true });
-      });
-    return fields.map((_, i) => rows[0]?.[`f${i}`] ?? "null");
-  }
-
-  private async executeWithIntrospection(
-    schema: GraphQLSchema,
-    document: DocumentNode,
-    operationName: string | undefined,
-    variables: Variables,
-    fields: Collected[],
-    results: string[],
-  ): Promise<string> {
-    const rootValue: Record<string, unknown> = {};
-    fields.forEach((f, i) => {
-      rootValue[f.responseKey] = JSON.parse(results[i] ?? "null");
-    });
-    const result = await executeGraphql({
-      schema,
-      document,
-      rootValue,
-      variableValues: variables,
-      ...(operationName ? { operationName } : {}),
-      fieldResolver: (source, _args, _ctx, info) => (source as Record<string, unknown> | null)?.[info.path.key as string],
-    });
-    if (result.errors && result.errors.length > 0) throw toHasuraError(result.errors[0] as GraphQLError, document);
-    return JSON.stringify({ data: result.data });
+    return runQuery(this.db, plan, { variables, session }, options.signal);
   }
 }

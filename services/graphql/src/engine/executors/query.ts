@@ -1,0 +1,71 @@
+/**
+ * The query executor: one statement for every root field of a query (one snapshot, one round
+ * trip), compiled once into a plan whose parameters are slots, then run for each request of the
+ * same shape with that request's variables and session. Each field's JSON text comes back from
+ * PostgreSQL and is spliced into the response without being parsed here.
+ */
+import { type Compiled, compile, type Database, ident, join, type Sql, sql, statementName } from "@platform/core";
+import type { Collected } from "../compiler/fields.js";
+import { resolveParams, type SlotInput } from "../compiler/slot.js";
+import { type FailedStatement, fromPostgres } from "../pg-errors.js";
+
+/** Root fields selected as columns of their own; more are packed into one array (PostgreSQL's limit is 1,664 columns). */
+const MAX_COLUMNS = 1000;
+
+/** A compiled query: one statement (absent when only __typename is asked) and how its result fills the response. */
+export interface QueryPlan {
+  statement: Compiled | null;
+  /** The prepared statement's name (a hash of its text: equal plans share one server-side plan). */
+  name: string;
+  /** The data fields' columns (`f0`...), or their indexes in the one packed text[] column `f`. */
+  columns: Array<string | number>;
+  /** Each response key: where its JSON is (an index into `columns`) or the constant it is. */
+  keys: Array<{ prefix: string; field: number | null; constant: string }>;
+}
+
+/** The plan of a query's root fields, each compiled by `compileField` to an expression of its JSON. */
+export function planQuery(rootType: string, fields: Collected[], compileField: (field: Collected) => Sql): QueryPlan {
+  const data = fields.filter((f) => !f.name.startsWith("__"));
+  const values = data.map((f) => sql`(${compileField(f)})::text`);
+  const packed = values.length > MAX_COLUMNS;
+  const select = packed
+    ? sql`SELECT ARRAY[${join(values)}] AS f`
+    : sql`SELECT ${join(values.map((v, i) => sql`${v} AS ${ident(`f${i}`)}`))}`;
+  const statement = values.length > 0 ? compile(select, "postgres") : null;
+  return {
+    statement,
+    name: statement ? statementName(statement.text) : "",
+    columns: data.map((_, i) => (packed ? i : `f${i}`)),
+    keys: fields.map((f) => ({
+      prefix: `${JSON.stringify(f.responseKey)}:`,
+      field: f.name.startsWith("__") ? null : data.indexOf(f),
+      constant: f.name === "__typename" ? JSON.stringify(rootType) : "null",
+    })),
+  };
+}
+
+/** A statement's failure with the statement for `internal`; a cancellation stays the signal's reason. */
+export function statementFailure(error: unknown, signal: AbortSignal | undefined, statement: FailedStatement): unknown {
+  return signal?.aborted && error === signal.reason ? error : fromPostgres(error, "$", statement);
+}
+
+/** Runs the plan for one request: the JSON text of each data field, in the plan's order. */
+export async function runQueryFields(db: Database, plan: QueryPlan, input: SlotInput, signal?: AbortSignal): Promise<string[]> {
+  if (!plan.statement) return [];
+  const { text } = plan.statement;
+  const values = resolveParams(plan.statement.values, input);
+  // Same operation shape, same text: PostgreSQL reuses the plan of the named prepared statement.
+  const { rows } = await db.query<Record<string, unknown>>({ text, values }, { name: plan.name, signal }).catch((error: unknown) => {
+    throw statementFailure(error, signal, { text, values, prepared: true });
+  });
+  const first = rows[0] ?? {};
+  const row = (Array.isArray(first.f) ? first.f : first) as Record<string | number, string | null>;
+  return plan.columns.map((column) => row[column] ?? "null");
+}
+
+/** Runs the plan for one request: the response body. */
+export async function runQuery(db: Database, plan: QueryPlan, input: SlotInput, signal?: AbortSignal): Promise<string> {
+  const results = await runQueryFields(db, plan, input, signal);
+  const parts = plan.keys.map((k) => k.prefix + (k.field === null ? k.constant : (results[k.field] ?? "null")));
+  return `{"data":{${parts.join(",")}}}`;
+}
