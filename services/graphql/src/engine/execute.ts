@@ -8,6 +8,7 @@
 import type { Database, Logger } from "@platform/core";
 import {
   type DocumentNode,
+  FieldsOnCorrectTypeRule,
   type FragmentDefinitionNode,
   GraphQLError,
   type GraphQLInputType,
@@ -15,11 +16,16 @@ import {
   type GraphQLSchema,
   getOperationAST,
   Kind,
+  KnownArgumentNamesRule,
+  KnownDirectivesRule,
+  NoFragmentCyclesRule,
   NoUnusedVariablesRule,
   type OperationDefinitionNode,
   parse,
   specifiedRules,
   typeFromAST,
+  UniqueDirectivesPerLocationRule,
+  type ValidationRule,
   ValuesOfCorrectTypeRule,
   validate,
 } from "graphql";
@@ -47,15 +53,28 @@ import { fromPostgres } from "./pg-errors.js";
 import { RoleSchemaBuilder } from "./schema/build.js";
 import { ADMIN_ROLE, type Session } from "./session.js";
 import { toHasuraError } from "./validation-errors.js";
+import { HasuraArgumentsRule, HasuraDirectivesRule, HasuraFieldsRule, HasuraFragmentCyclesRule } from "./validation-rules.js";
 import { checkVariables } from "./variables.js";
 
 /**
  * graphql-js's rules minus NoUnusedVariables (Hasura accepts variables an operation does not
- * use), with literal values checked as Hasura parses them instead of by graphql-js coercion.
+ * use), with our own rules where Hasura words the error differently: literal values checked as
+ * Hasura parses them (coercion-rule.ts), unknown fields and arguments, unknown, misplaced or
+ * repeated directives, and fragment cycles (validation-rules.ts).
  */
-const RULES = specifiedRules
-  .filter((rule) => rule !== NoUnusedVariablesRule)
-  .map((rule) => (rule === ValuesOfCorrectTypeRule ? HasuraValuesRule : rule));
+const REPLACED = new Map<unknown, ValidationRule | null>([
+  [NoUnusedVariablesRule, null],
+  [ValuesOfCorrectTypeRule, HasuraValuesRule],
+  [FieldsOnCorrectTypeRule, HasuraFieldsRule],
+  [KnownArgumentNamesRule, HasuraArgumentsRule],
+  [KnownDirectivesRule, HasuraDirectivesRule],
+  [UniqueDirectivesPerLocationRule, null],
+  [NoFragmentCyclesRule, HasuraFragmentCyclesRule],
+]);
+const RULES = specifiedRules.flatMap((rule) => {
+  const replacement = REPLACED.get(rule);
+  return replacement === undefined ? [rule] : replacement === null ? [] : [replacement];
+});
 
 export interface GraphQLRequest {
   query?: unknown;

@@ -1,14 +1,7 @@
 /**
- * graphql-js validation errors in Hasura's words and paths.
- *
- * Most are rewritten from graphql-js's English messages with the regular expressions below, so
- * `graphql` is pinned to an exact version in package.json: a release that rewords a message
- * would silently turn Hasura's error into graphql-js's. Unpin only once no such mapping is left,
- * that is when each of these rules is replaced in execute.ts's RULES by one of ours reporting
- * Hasura's message directly (as coercion-rule.ts does for ValuesOfCorrectTypeRule):
- * FieldsOnCorrectTypeRule, KnownArgumentNamesRule, KnownDirectivesRule,
- * UniqueDirectivesPerLocationRule, and NoFragmentCyclesRule (its message only triggers our own
- * search, fragment-cycles.ts).
+ * Validation errors in Hasura's words and paths. Our own rules (coercion-rule.ts,
+ * validation-rules.ts) report Hasura's message and code already; this gives them Hasura's path.
+ * graphql-js's remaining rules keep their own message; none is read or rewritten here.
  */
 import {
   type ASTNode,
@@ -19,19 +12,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from "graphql";
-import {
-  fieldNotFound,
-  type HasuraCode,
-  type HasuraError,
-  jsonPath,
-  misplacedDirective,
-  repeatedDirective,
-  ruleError,
-  unknownArgument,
-  unknownDirective,
-  validationFailed,
-} from "./errors.js";
-import { fragmentCycleError } from "./fragment-cycles.js";
+import { type HasuraCode, type HasuraError, jsonPath, ruleError, validationFailed } from "./errors.js";
 
 type Segments = Array<string | number>;
 
@@ -95,34 +76,11 @@ function pathOf(document: DocumentNode, target: ASTNode | undefined, tail: reado
   return found ? jsonPath([...found, ...tail]) : "$";
 }
 
-const UNKNOWN_FIELD = /^Cannot query field "([^"]+)" on type "([^"]+)"/;
-const UNKNOWN_DIRECTIVE = /^Unknown directive "@([^"]+)"/;
-const UNKNOWN_ARGUMENT = /^Unknown argument "([^"]+)" on field "[^"]*\.([^".]+)"/;
-
-const DUPLICATE_DIRECTIVE = /^The directive "@([^"]+)" can only be used once at this location\./;
-const MISPLACED_DIRECTIVE = /^Directive "@([^"]+)" may not be used on ([A-Z_]+)\./;
-
 export function toHasuraError(error: GraphQLError, document: DocumentNode): HasuraError {
   const node = error.nodes?.[0];
-  // Raised by our own rules (coercion-rule.ts) in Hasura's words already.
   const code = error.extensions?.hasuraCode as HasuraCode | undefined;
   const tail = (error.extensions?.pathTail as string[] | undefined) ?? [];
-  if (code) return ruleError(code, error.message, pathOf(document, node, tail));
-  const path = pathOf(document, node);
-  if (error.message.startsWith("Cannot spread fragment ")) {
-    const cycle = fragmentCycleError(document);
-    if (cycle) return cycle;
-  }
-  const duplicate = DUPLICATE_DIRECTIVE.exec(error.message);
-  if (duplicate) return repeatedDirective(duplicate[1] ?? "", path);
-  const misplaced = MISPLACED_DIRECTIVE.exec(error.message);
-  if (misplaced) return misplacedDirective(misplaced[1] ?? "", misplaced[2] ?? "", path);
-  const unknown = UNKNOWN_FIELD.exec(error.message);
-  if (unknown) return fieldNotFound(unknown[1] ?? "", unknown[2] ?? "", path);
-  const argument = UNKNOWN_ARGUMENT.exec(error.message);
-  // Hasura points at the field, not at the argument.
-  if (argument) return unknownArgument(argument[2] ?? "", argument[1] ?? "", path.replace(/\.args\.[^.]+$/, ""));
-  const directive = UNKNOWN_DIRECTIVE.exec(error.message);
-  if (directive) return unknownDirective(directive[1] ?? "", path);
-  return validationFailed(error.message, path);
+  const path = error.extensions?.hasuraPath as string | undefined;
+  if (code) return ruleError(code, error.message, path ?? pathOf(document, node, tail));
+  return validationFailed(error.message, pathOf(document, node));
 }

@@ -1,0 +1,113 @@
+/**
+ * Our own versions of graphql-js's validation rules whose errors Hasura words differently
+ * (FieldsOnCorrectTypeRule, KnownArgumentNamesRule, KnownDirectivesRule,
+ * UniqueDirectivesPerLocationRule, NoFragmentCyclesRule): they report Hasura's message and code directly, from the
+ * error catalogue, with the node whose path Hasura gives (validation-errors.ts computes it).
+ * Hasura's wording: server/src-lib/Hasura/GraphQL/Parser/Collect.hs and Directives.hs.
+ */
+import {
+  type ASTNode,
+  type ASTVisitor,
+  type DirectiveNode,
+  GraphQLError,
+  isInterfaceType,
+  isObjectType,
+  Kind,
+  type ValidationContext,
+} from "graphql";
+import { fieldNotFound, type HasuraError, misplacedDirective, repeatedDirective, unknownArgument, unknownDirective } from "./errors.js";
+import { fragmentCycleError } from "./fragment-cycles.js";
+
+function report(context: ValidationContext, node: ASTNode, error: HasuraError): void {
+  context.reportError(new GraphQLError(error.message, { nodes: node, extensions: { hasuraCode: error.hasuraCode } }));
+}
+
+const META_FIELDS = new Set(["__typename", "__schema", "__type"]);
+
+/** A field the parent type does not have: `field 'x' not found in type: 'T'`, at the field. */
+export function HasuraFieldsRule(context: ValidationContext): ASTVisitor {
+  return {
+    Field(node) {
+      const parent = context.getParentType();
+      if (!parent || META_FIELDS.has(node.name.value)) return;
+      if ((isObjectType(parent) || isInterfaceType(parent)) && parent.getFields()[node.name.value]) return;
+      report(context, node, fieldNotFound(node.name.value, parent.name));
+    },
+  };
+}
+
+/** An argument the field does not take: `'f' has no argument named 'x'`, at the field (as Hasura points). */
+export function HasuraArgumentsRule(context: ValidationContext): ASTVisitor {
+  return {
+    Argument(node, _key, _parent, _path, ancestors) {
+      const directive = context.getDirective();
+      if (directive) {
+        if (!directive.args.some((a) => a.name === node.name.value))
+          context.reportError(
+            new GraphQLError(`Unknown argument "${node.name.value}" on directive "@${directive.name}".`, { nodes: node }),
+          );
+        return;
+      }
+      const field = context.getFieldDef();
+      if (!field || field.args.some((a) => a.name === node.name.value)) return;
+      const owner = [...ancestors].reverse().find((a) => !Array.isArray(a) && (a as ASTNode).kind === Kind.FIELD) as ASTNode | undefined;
+      report(context, owner ?? node, unknownArgument(field.name, node.name.value, "$"));
+    },
+  };
+}
+
+/** Where a directive stands, in graphql-js's DirectiveLocation names. */
+function locationOf(ancestors: ReadonlyArray<unknown>): string | null {
+  const owner = ancestors[ancestors.length - 1] as ASTNode | undefined;
+  switch (owner?.kind) {
+    case Kind.OPERATION_DEFINITION:
+      return owner.operation.toUpperCase();
+    case Kind.FIELD:
+      return "FIELD";
+    case Kind.FRAGMENT_SPREAD:
+      return "FRAGMENT_SPREAD";
+    case Kind.INLINE_FRAGMENT:
+      return "INLINE_FRAGMENT";
+    case Kind.FRAGMENT_DEFINITION:
+      return "FRAGMENT_DEFINITION";
+    case Kind.VARIABLE_DEFINITION:
+      return "VARIABLE_DEFINITION";
+    default:
+      return null;
+  }
+}
+
+/** Unknown, misplaced and repeated directives, in Hasura's words. */
+export function HasuraDirectivesRule(context: ValidationContext): ASTVisitor {
+  const schema = context.getSchema();
+  return {
+    enter(node: ASTNode) {
+      const directives = (node as { directives?: readonly DirectiveNode[] }).directives;
+      if (!directives || directives.length < 2) return;
+      const seen = new Set<string>();
+      for (const d of directives) {
+        const def = schema.getDirective(d.name.value);
+        if (seen.has(d.name.value) && def && !def.isRepeatable) report(context, d, repeatedDirective(d.name.value, "$"));
+        seen.add(d.name.value);
+      }
+    },
+    Directive(node, _key, _parent, _path, ancestors) {
+      const def = schema.getDirective(node.name.value);
+      if (!def) return report(context, node, unknownDirective(node.name.value, "$"));
+      const location = locationOf(ancestors);
+      if (location && !def.locations.includes(location as (typeof def.locations)[number]))
+        report(context, node, misplacedDirective(node.name.value, location, "$"));
+    },
+  };
+}
+
+/** A fragment cycle as Hasura meets it while inlining the operation (fragment-cycles.ts), at its own path. */
+export function HasuraFragmentCyclesRule(context: ValidationContext): ASTVisitor {
+  return {
+    Document(node) {
+      const cycle = fragmentCycleError(node);
+      if (cycle)
+        context.reportError(new GraphQLError(cycle.message, { extensions: { hasuraCode: cycle.hasuraCode, hasuraPath: cycle.path } }));
+    },
+  };
+}
