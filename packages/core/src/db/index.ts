@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { openPostgres } from "./pg.js";
 
+export { LightAbortController, LightAbortSignal } from "./abort.js";
 export { statementName } from "./pg.js";
 
 import { openPglite } from "./pglite.js";

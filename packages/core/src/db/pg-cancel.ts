@@ -56,15 +56,27 @@ export interface Checkout {
 const isQueryCanceled = (error: unknown) => (error as { code?: unknown } | null)?.code === "57014";
 
 /**
- * Runs one statement on `checkout.client`, cancelling it in PostgreSQL when `signal` aborts; then
- * rejects with the signal's reason. Marks the connection broken when it cannot be trusted.
+ * Runs one statement on `checkout.client`, cancelling it in PostgreSQL when `signal` or `also`
+ * aborts; then rejects with the reason of the one that aborted first (both aborted before: with
+ * `signal`'s, as AbortSignal.any would). Marks the connection broken when it cannot be trusted.
+ * Two signals are listened to rather than joined with AbortSignal.any, which does not follow a
+ * LightAbortSignal (abort.ts).
  */
-export async function cancellable<T>(checkout: Checkout, signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
-  if (!signal) return run();
-  signal.throwIfAborted();
+export async function cancellable<T>(
+  checkout: Checkout,
+  signal: AbortSignal | undefined,
+  run: () => Promise<T>,
+  also?: AbortSignal,
+): Promise<T> {
+  if (!signal && !also) return run();
+  if (signal?.aborted) throw signal.reason;
+  if (also?.aborted) throw also.reason;
+  let stoppedBy: AbortSignal | undefined;
   let cancelSent: Promise<void> | undefined;
   let grace: NodeJS.Timeout | undefined;
-  const onAbort = () => {
+  const onAbort = (event: Event) => {
+    if (stoppedBy) return;
+    stoppedBy = event.currentTarget as AbortSignal;
     cancelSent = sendCancelRequest(checkout.client).catch(() => {});
     grace = setTimeout(() => {
       checkout.broken = true;
@@ -72,16 +84,18 @@ export async function cancellable<T>(checkout: Checkout, signal: AbortSignal | u
       checkout.client.end().catch(() => {});
     }, CANCEL_GRACE_MS);
   };
-  signal.addEventListener("abort", onAbort, { once: true });
+  signal?.addEventListener("abort", onAbort, { once: true });
+  also?.addEventListener("abort", onAbort, { once: true });
   let endedByCancel = false;
   try {
     return await run();
   } catch (error) {
     endedByCancel = isQueryCanceled(error);
-    if (signal.aborted) throw signal.reason;
+    if (stoppedBy) throw stoppedBy.reason;
     throw error;
   } finally {
-    signal.removeEventListener("abort", onAbort);
+    signal?.removeEventListener("abort", onAbort);
+    also?.removeEventListener("abort", onAbort);
     clearTimeout(grace);
     if (cancelSent) {
       await cancelSent;

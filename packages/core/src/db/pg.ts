@@ -34,8 +34,28 @@ function queryConfig(statement: Statement, options: QueryOptions | undefined) {
   return { text, values, types, ...(name ? { name } : {}) };
 }
 
+/**
+ * client.query in its callback form. With its promise form (no callback), V8 ends up promoting
+ * every statement's result rows to the old generation under load: on the GraphQL bench, ~2.7 MB
+ * per scavenge instead of ~0.02 MB, a third of the young generation surviving each scavenge, which
+ * cost the service ~0.05 ms of CPU per request (scavenging, then major GCs) and ~90 MB of
+ * resident memory. pool.query, which uses the client's callback form, does not have it; neither
+ * does awaiting this promise, nor releasing the client later.
+ */
+async function send(client: pg.Pool | pg.PoolClient, config: pg.QueryConfig): Promise<pg.QueryResult> {
+  try {
+    return await new Promise<pg.QueryResult>((resolve, reject) => {
+      client.query(config, (error: Error | undefined, result: pg.QueryResult) => (error ? reject(error) : resolve(result)));
+    });
+  } catch (error) {
+    // As pg's promise form does: the stack leads back to the statement's caller, not to the socket.
+    if (error instanceof Error) Error.captureStackTrace(error);
+    throw error;
+  }
+}
+
 async function run<T>(client: pg.Pool | pg.PoolClient, statement: Statement, options?: QueryOptions): Promise<QueryResult<T>> {
-  const result = await client.query(queryConfig(statement, options));
+  const result = await send(client, queryConfig(statement, options));
   return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
 }
 
@@ -58,15 +78,14 @@ function poolQueryable(pool: pg.Pool): Queryable {
   };
 }
 
-/** Statements of one transaction; `signal` (the transaction's) cancels whichever one is running. */
+/** Statements of one transaction; `signal` (the transaction's) cancels whichever one is running, as does the statement's own. */
 function transactionQueryable(checkout: Checkout, signal: AbortSignal | undefined): Queryable {
   return {
     query<T>(statement: Statement, options?: QueryOptions): Promise<QueryResult<T>> {
-      const either = options?.signal && signal ? AbortSignal.any([signal, options.signal]) : (options?.signal ?? signal);
-      return cancellable(checkout, either, () => run<T>(checkout.client, statement, options));
+      return cancellable(checkout, signal, () => run<T>(checkout.client, statement, options), options?.signal);
     },
     async exec(script: string): Promise<void> {
-      await cancellable(checkout, signal, () => checkout.client.query(script));
+      await cancellable(checkout, signal, () => send(checkout.client, { text: script }));
     },
   };
 }
@@ -92,15 +111,15 @@ export function openPostgres(url: string, maxConnections = 10): Database {
       const checkout: Checkout = { client: await connectCancellable(pool, signal), broken: false };
       const { client } = checkout;
       try {
-        await client.query("BEGIN");
+        await send(client, { text: "BEGIN" });
         const result = await work(transactionQueryable(checkout, signal));
         // A request cancelled after its last statement still rolls back.
         signal?.throwIfAborted();
-        await client.query("COMMIT");
+        await send(client, { text: "COMMIT" });
         return result;
       } catch (error) {
         if (!checkout.broken)
-          await client.query("ROLLBACK").catch(() => {
+          await send(client, { text: "ROLLBACK" }).catch(() => {
             checkout.broken = true;
           });
         throw error;

@@ -3,7 +3,7 @@
  * failure, batches as arrays), the admin endpoints /v1/metadata, /v2/query and /v1/query (real
  * statuses, body `{path, error, code}`), /healthz, /v1/version and the console (`/` leads to it).
  */
-import { createHttpApp, type Logger } from "@platform/core";
+import { createHttpApp, LightAbortController, type Logger } from "@platform/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { adminOnly, fromAppError, HasuraError, invalidJson, notARequestBody, resourceNotFound, withStatus } from "../engine/errors.js";
 import { errorBody, type GraphQLResponse } from "../engine/execute.js";
@@ -44,9 +44,11 @@ function headerMap(request: FastifyRequest): Record<string, string | undefined> 
 /**
  * What the engine needs of the HTTP request: the client's address, and a signal aborted when the
  * client's connection closes before the response is sent, which cancels the request's statements.
+ * A LightAbortController's: on Node 20 an AbortController's signal per request costs measurable
+ * CPU and memory under load (see packages/core/src/db/abort.ts).
  */
 function requestContext(request: FastifyRequest, reply: FastifyReply): RequestContext {
-  const controller = new AbortController();
+  const controller = new LightAbortController();
   const gone = () => {
     if (!reply.raw.writableFinished) controller.abort(new Error("the client closed the connection"));
   };

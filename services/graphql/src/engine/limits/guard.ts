@@ -18,6 +18,7 @@
  * limit (https://hasura.io/docs/2.0/security/api-limits/#time-limits), which is what that
  * setting is here.
  */
+import { LightAbortController } from "@platform/core";
 import {
   batchLimitExceeded,
   depthLimitExceeded,
@@ -115,7 +116,8 @@ export class RequestGuard {
    * A signal that aborts when the client's signal does (with its reason) or, with the time
    * limit's error as its reason, when the request's time is up. One controller and one timer per
    * request, the error made only when the time is up: AbortSignal.any and an eager error cost
-   * this hot path a measurable share of its CPU and memory.
+   * this hot path a measurable share of its CPU and memory. A LightAbortController, as an
+   * AbortController's signal costs far more on Node 20 (see packages/core/src/db/abort.ts).
    */
   private deadline(session: Session, client: AbortSignal | undefined): { signal: AbortSignal; clear(): void } | undefined {
     const server = this.options.timeLimitSeconds ?? 0;
@@ -129,7 +131,7 @@ export class RequestGuard {
     } else if (server <= 0) return undefined;
     const ms = Math.max(0, seconds * 1000);
     if (ms > MAX_TIMER_MS) return undefined;
-    const controller = new AbortController();
+    const controller = new LightAbortController();
     const timer = setTimeout(() => controller.abort(timeLimitExceeded(seconds, fromApiLimit)), ms);
     const onClientGone = () => controller.abort(client?.reason);
     if (client?.aborted) onClientGone();
