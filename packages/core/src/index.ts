@@ -6,6 +6,8 @@ export * from "./http.js";
 export * from "./http-telemetry.js";
 export * from "./logger.js";
 export * from "./migrate.js";
+export * from "./random.js";
+export * from "./rate-limit.js";
 export * from "./shutdown.js";
 export * from "./sql.js";
 export * from "./telemetry.js";

@@ -1,7 +1,15 @@
 /** Starts the auth service from its configuration; used by main.ts and by the all-services start script. */
-import { type Database, type Logger, openDatabase, startTelemetry, type Telemetry, type TelemetrySettings } from "@platform/core";
+import {
+  connectRateLimitRedis,
+  type Database,
+  type Logger,
+  openDatabase,
+  startTelemetry,
+  type Telemetry,
+  type TelemetrySettings,
+} from "@platform/core";
 import type { FastifyInstance } from "fastify";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { AuthConfig } from "./config.js";
 import { runMigrations } from "./db/migrations.js";
 import type { Messenger } from "./domain/messenger.js";
@@ -66,18 +74,6 @@ export function telemetrySettings(config: AuthConfig): TelemetrySettings {
   };
 }
 
-/** Waits up to `ms` for the Redis connection; false when it is not ready by then. */
-function ready(redis: Redis, ms: number): Promise<boolean> {
-  if (redis.status === "ready") return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    redis.once("ready", () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
-}
-
 export async function createAuth(config: AuthConfig, logger: Logger, options: AuthOptions = {}): Promise<AuthInstance> {
   const ownsDb = options.db === undefined;
   const db = options.db ?? (await openAuthDatabase(config.database, logger));
@@ -96,9 +92,7 @@ export async function createAuth(config: AuthConfig, logger: Logger, options: Au
       ...(options.messenger ? { messenger: options.messenger } : {}),
     });
     if (config.rateLimit.redisUrl) {
-      redis = new Redis(config.rateLimit.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-      redis.on("error", (error: Error) => logger.warn({ err: error.message }, "redis unavailable: rate limits use this instance's memory"));
-      if (!(await ready(redis, 2_000))) logger.warn("redis not reachable yet: rate limits use this instance's memory until it is");
+      redis = await connectRateLimitRedis(config.rateLimit.redisUrl, logger);
     }
     const prefix = config.database.namespace ? `auth:${config.database.namespace}` : "auth";
     const tokenLimiter = createLimiter({ points: config.rateLimit.tokenRefresh, keyPrefix: `${prefix}:token`, redis });

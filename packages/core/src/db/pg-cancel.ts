@@ -77,12 +77,16 @@ export async function cancellable<T>(
   const onAbort = (event: Event) => {
     if (stoppedBy) return;
     stoppedBy = event.currentTarget as AbortSignal;
-    cancelSent = sendCancelRequest(checkout.client).catch(() => {});
-    grace = setTimeout(() => {
+    const close = () => {
       checkout.broken = true;
-      // With a statement still running, end() closes the socket at once.
-      checkout.client.end().catch(() => {});
-    }, CANCEL_GRACE_MS);
+      // With a statement still running, end() closes the socket at once. It rejects only when
+      // the socket is already closed, which is the state wanted here.
+      checkout.client.end().catch(() => undefined);
+    };
+    // A cancel request that cannot reach the server: close the connection now rather than after
+    // the grace time; the server then stops the statement (client_connection_check_interval).
+    cancelSent = sendCancelRequest(checkout.client).catch(close);
+    grace = setTimeout(close, CANCEL_GRACE_MS);
   };
   signal?.addEventListener("abort", onAbort, { once: true });
   also?.addEventListener("abort", onAbort, { once: true });

@@ -95,9 +95,13 @@ export function openPostgres(url: string, maxConnections = 10): Database {
     connectionString: url,
     max: maxConnections,
     types,
-    // Before the connection's first statement; a server before 14 refuses the name, which is fine.
+    // Before the connection's first statement. A server before 14 does not know the setting
+    // (42704 undefined_object): it then runs without the check, which is fine. Any other failure
+    // fails the connection, and the caller of connect() sees it.
     onConnect: async (client) => {
-      await client.query(`SET client_connection_check_interval = ${CONNECTION_CHECK_INTERVAL_MS}`).catch(() => {});
+      await client.query(`SET client_connection_check_interval = ${CONNECTION_CHECK_INTERVAL_MS}`).catch((error: unknown) => {
+        if ((error as { code?: unknown } | null)?.code !== "42704") throw error;
+      });
     },
   });
   // An idle client losing its server must not crash the process; the next query reconnects.

@@ -4,8 +4,9 @@
  * memory, or in Redis when AUTH_REDIS_URL is set so every instance shares them; if Redis cannot
  * be reached, each instance falls back to its own memory counters.
  */
+import { createRateLimiter } from "@platform/core";
 import type { Redis } from "ioredis";
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import { RateLimiterRes } from "rate-limiter-flexible";
 
 export const TOKEN_WINDOW_SECONDS = 300;
 
@@ -15,15 +16,7 @@ export interface Limiter {
 }
 
 export function createLimiter(options: { points: number; keyPrefix: string; redis?: Redis | undefined }): Limiter {
-  const base = { points: options.points, duration: TOKEN_WINDOW_SECONDS, keyPrefix: options.keyPrefix };
-  const limiter: RateLimiterAbstract = options.redis
-    ? new RateLimiterRedis({
-        ...base,
-        storeClient: options.redis,
-        rejectIfRedisNotReady: true,
-        insuranceLimiter: new RateLimiterMemory(base),
-      })
-    : new RateLimiterMemory(base);
+  const limiter = createRateLimiter({ ...options, duration: TOKEN_WINDOW_SECONDS });
   return {
     async allow(key) {
       try {

@@ -1,43 +1,10 @@
+import { Random as SeededRandom } from "@platform/core";
+
 /**
- * Seeded pseudo-random numbers for the demo catalog: the same seed gives the same file, so
- * benchmarks and tests are repeatable. mulberry32 is tiny, fast and good enough for fake data.
+ * Seeded pseudo-random numbers for the demo catalog (core's mulberry32 `Random`): the same seed
+ * gives the same file, so benchmarks and tests are repeatable; plus the shapes the catalog needs.
  */
-export class Random {
-  private state: number;
-
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  /** Uniform in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-
-  /** Integer in [0, n). */
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
-
-  /** Integer in [min, max]. */
-  between(min: number, max: number): number {
-    return min + this.int(max - min + 1);
-  }
-
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-
-  pick<T>(items: readonly T[]): T {
-    const item = items[this.int(items.length)];
-    if (item === undefined) throw new RangeError("pick from an empty list");
-    return item;
-  }
-
+export class Random extends SeededRandom {
   /** Standard normal (Box-Muller). */
   normal(): number {
     const u = 1 - this.next();

@@ -103,7 +103,7 @@ export class OperationGenerator {
     const kind = mutation && this.rng.chance(0.35) ? "mutation" : "query";
     const root = (kind === "mutation" ? mutation : this.schema.getQueryType()) as GraphQLObjectType;
     const fields = Object.values(root.getFields()).filter((f) => !f.name.startsWith("__"));
-    const chosen = this.rng.some(fields, kind === "mutation" ? this.rng.int(1, 2) : this.rng.int(1, 3));
+    const chosen = this.rng.some(fields, kind === "mutation" ? this.rng.between(1, 2) : this.rng.between(1, 3));
     const used = new Set<string>();
     const parts = this.fields(chosen, 0, used);
     if (this.rng.chance(P.typename)) parts.push("__typename");
@@ -140,7 +140,7 @@ export class OperationGenerator {
   /** Sometimes moves some selections into an inline or named fragment on the same type. */
   private wrapSelections(type: GraphQLObjectType, parts: string[], depth: number): string {
     if (parts.length > 1 && this.rng.chance(0.15)) {
-      const cut = this.rng.int(1, parts.length - 1);
+      const cut = this.rng.between(1, parts.length - 1);
       const moved = parts.splice(cut);
       if (this.rng.chance(0.5)) parts.push(`... on ${type.name}${this.directive()} { ${moved.join(" ")} }`);
       else {
@@ -157,7 +157,7 @@ export class OperationGenerator {
     const fields = Object.values(type.getFields());
     const leaves = fields.filter((f) => isLeafType(getNamedType(f.type)));
     const pool = depth >= 3 ? leaves : fields;
-    const parts = this.fields(this.rng.some(pool.length > 0 ? pool : fields, this.rng.int(1, 4)), depth, new Set<string>());
+    const parts = this.fields(this.rng.some(pool.length > 0 ? pool : fields, this.rng.between(1, 4)), depth, new Set<string>());
     if (this.rng.chance(P.typename)) parts.push(this.rng.chance(0.5) ? "__typename" : `${this.alias(true)}__typename`);
     return this.wrapSelections(type, parts, depth);
   }
@@ -241,7 +241,7 @@ export class OperationGenerator {
       // (Not for a list of lists, nor of JSON values: `[x]` there is read as the outer list.)
       const ambiguous = isListType(getNullableType(itemType)) || ["json", "jsonb"].includes(getNamedType(itemType).name);
       if (!ambiguous && this.rng.chance(P.singleton)) return { ...this.input(itemType, name, depth, parent), type };
-      const count = depth > 2 ? this.rng.int(0, 1) : this.rng.int(0, 3);
+      const count = depth > 2 ? this.rng.between(0, 1) : this.rng.between(0, 3);
       return { kind: "list", type, items: Array.from({ length: count }, () => this.input(itemType, name, depth + 1, parent)) };
     }
     if (isEnumType(inner)) {
@@ -265,7 +265,7 @@ export class OperationGenerator {
     const required = all.filter((f) => isNonNullType(f.type) || demanded.includes(f.name));
     // Deep inside recursive inputs (bool_exp, nested inserts) only leaf-typed fields are added.
     const optional = all.filter((f) => !required.includes(f) && (depth < 3 || isLeafType(getNamedType(f.type))));
-    const max = name.endsWith("_insert_input") ? this.rng.int(1, 6) : this.rng.int(0, 2);
+    const max = name.endsWith("_insert_input") ? this.rng.between(1, 6) : this.rng.between(0, 2);
     // An aggregation predicate holds exactly one aggregate function (Hasura: "exactly one predicate should be specified").
     let chosen = name.endsWith("_aggregate_bool_exp") ? this.rng.some(all, 1) : [...required, ...this.rng.some(optional, max)];
     // Rows mostly give their NOT NULL columns (non-null in the output type), so more inserts succeed.

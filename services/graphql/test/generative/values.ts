@@ -35,12 +35,12 @@ function decimal(rng: Rng, scale: number): number {
 }
 
 function intFor(rng: Rng, purpose: Purpose, max: number): number {
-  if (purpose === "inc") return rng.int(-5, 5);
-  if (purpose === "key") return rng.int(1, 8);
-  if (purpose === "limit") return rng.int(0, 4);
-  if (purpose === "offset") return rng.int(0, 3);
+  if (purpose === "inc") return rng.between(-5, 5);
+  if (purpose === "key") return rng.between(1, 8);
+  if (purpose === "limit") return rng.between(0, 4);
+  if (purpose === "offset") return rng.between(0, 3);
   if (purpose === "compare" && rng.chance(0.1)) return rng.pick([max, -max - 1, 0]);
-  return rng.chance(0.7) ? rng.int(-3, 10) : rng.int(-1000, 1000);
+  return rng.chance(0.7) ? rng.between(-3, 10) : rng.between(-1000, 1000);
 }
 
 function stringFor(rng: Rng, purpose: Purpose, jsonKeys: string[]): string {
@@ -62,15 +62,15 @@ function stringFor(rng: Rng, purpose: Purpose, jsonKeys: string[]): string {
 
 /** A JSON document: objects use the schema's JSON keys so operators find something. */
 export function jsonDocument(rng: Rng, jsonKeys: string[], depth = 0): unknown {
-  const roll = rng.int(0, depth >= 2 ? 4 : 6);
-  if (roll === 0) return rng.chance(0.1) ? new JsonNumber("12345678901234567890") : rng.int(-5, 100);
+  const roll = rng.between(0, depth >= 2 ? 4 : 6);
+  if (roll === 0) return rng.chance(0.1) ? new JsonNumber("12345678901234567890") : rng.between(-5, 100);
   if (roll === 1) return rng.pick(["x", "", "s", "two"]);
   if (roll === 2) return rng.chance(0.5);
   if (roll === 3) return decimal(rng, 10);
   if (roll === 4) return null;
-  if (roll === 5) return Array.from({ length: rng.int(0, 3) }, () => jsonDocument(rng, jsonKeys, depth + 1));
+  if (roll === 5) return Array.from({ length: rng.between(0, 3) }, () => jsonDocument(rng, jsonKeys, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const key of rng.some(jsonKeys, rng.int(0, 3))) out[key] = jsonDocument(rng, jsonKeys, depth + 1);
+  for (const key of rng.some(jsonKeys, rng.between(0, 3))) out[key] = jsonDocument(rng, jsonKeys, depth + 1);
   return out;
 }
 
@@ -91,12 +91,12 @@ export function scalarValue(rng: Rng, scalar: string, purpose: Purpose, jsonKeys
           new JsonNumber("-9007199254740993"),
         ]);
       if (purpose === "store" && rng.chance(0.05)) return rng.pick([new JsonNumber("1152921504606846977"), "-1152921504606846977"]);
-      const n = purpose === "store" && rng.chance(0.3) ? rng.int(-1e9, 1e9) * 1000 : intFor(rng, purpose, 2147483647);
+      const n = purpose === "store" && rng.chance(0.3) ? rng.between(-1e9, 1e9) * 1000 : intFor(rng, purpose, 2147483647);
       return rng.chance(0.3) ? String(n) : n;
     }
     case "numeric": {
       if (purpose === "inc" || purpose === "key") return intFor(rng, purpose, 100);
-      const n = rng.chance(0.5) ? decimal(rng, 1000) : rng.int(-50, 50);
+      const n = rng.chance(0.5) ? decimal(rng, 1000) : rng.between(-50, 50);
       if (rng.chance(0.15)) {
         const long = ["123456789012345678901234567890.5", "0.30000000000000004"];
         return rng.pick(["12.50", "0.001", "-0", "1.5e3", ...long, ...long.map((t) => new JsonNumber(t))]);
@@ -106,7 +106,7 @@ export function scalarValue(rng: Rng, scalar: string, purpose: Purpose, jsonKeys
     case "Float":
     case "float8":
       if (purpose === "inc") return rng.pick([1, -1.5, 0.25, 2]);
-      return rng.chance(0.5) ? decimal(rng, 100) : rng.int(-10, 10);
+      return rng.chance(0.5) ? decimal(rng, 100) : rng.between(-10, 10);
     case "String":
     case "citext":
       return stringFor(rng, purpose, jsonKeys);
@@ -133,7 +133,7 @@ export function scalarValue(rng: Rng, scalar: string, purpose: Purpose, jsonKeys
 }
 
 function randomUuid(rng: Rng): string {
-  const hex = () => rng.int(0, 15).toString(16);
+  const hex = () => rng.between(0, 15).toString(16);
   const part = (n: number) => Array.from({ length: n }, hex).join("");
   return `${part(8)}-${part(4)}-4${part(3)}-8${part(3)}-${part(12)}`;
 }

@@ -10,8 +10,9 @@
  * starting at a key's first request; Hasura describes its window as sliding, which lets a client
  * burst at most twice the limit across a window boundary here.
  */
+import { connectRateLimitRedis, createRateLimiter, type Logger } from "@platform/core";
 import type { Redis } from "ioredis";
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
+import type { RateLimiterAbstract } from "rate-limiter-flexible";
 
 export const WINDOW_SECONDS = 60;
 
@@ -22,15 +23,12 @@ export class RateCounter {
   private readonly limiter: RateLimiterAbstract;
 
   constructor(options: { redis?: Redis | undefined; keyPrefix?: string } = {}) {
-    const base = { points: UNBOUNDED, duration: WINDOW_SECONDS, keyPrefix: options.keyPrefix ?? "graphql:api_limits" };
-    this.limiter = options.redis
-      ? new RateLimiterRedis({
-          ...base,
-          storeClient: options.redis,
-          rejectIfRedisNotReady: true,
-          insuranceLimiter: new RateLimiterMemory(base),
-        })
-      : new RateLimiterMemory(base);
+    this.limiter = createRateLimiter({
+      points: UNBOUNDED,
+      duration: WINDOW_SECONDS,
+      keyPrefix: options.keyPrefix ?? "graphql:api_limits",
+      redis: options.redis,
+    });
   }
 
   /** Counts one request of `key`; returns how many it made in its current window, this one included. */
@@ -40,30 +38,12 @@ export class RateCounter {
   }
 }
 
-/** Waits up to `ms` for the Redis connection; false when it is not ready by then. */
-function ready(redis: Redis, ms: number): Promise<boolean> {
-  if (redis.status === "ready") return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    redis.once("ready", () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
-}
-
-/**
- * A counter over Redis at `url` (memory counters until and whenever it is unreachable, with a
- * warning); close() disconnects.
- */
+/** A counter over Redis at `url` (memory counters until and whenever it is unreachable, with a warning); close() disconnects. */
 export async function redisRateCounter(
   url: string,
-  log: { warn(obj: object, msg?: string): void },
+  log: Pick<Logger, "warn">,
   keyPrefix?: string,
 ): Promise<{ counter: RateCounter; redis: Redis; close(): void }> {
-  const { Redis } = await import("ioredis");
-  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-  redis.on("error", (error: Error) => log.warn({ err: error.message }, "redis unavailable: rate limits use this instance's memory"));
-  if (!(await ready(redis, 2_000))) log.warn({ url: new URL(url).host }, "redis not reachable yet: rate limits use this instance's memory");
+  const redis = await connectRateLimitRedis(url, log);
   return { counter: new RateCounter({ redis, keyPrefix }), redis, close: () => redis.disconnect() };
 }
