@@ -1,9 +1,10 @@
 /**
  * The engine's one entry point: respond(request, session) -> the response's JSON text. `Engine`
  * coordinates: the document cache (parsing per query text), validation per (role, query), the
- * variables' checks (variables.ts), then one executor per kind of operation (executors/: a
- * query's cached plan, a mutation's transaction, introspection through graphql-js), whose SQL
- * the compiler (compiler/) builds without running it. Errors are the catalogue's (errors/).
+ * variables' checks (variables.ts), the planner (plan/: each selected field resolved against the
+ * model into a typed node), then one executor per kind of operation (executors/: a query's
+ * cached statement, a mutation's transaction, introspection through graphql-js), which run the
+ * SQL the compiler (compiler/) builds from the plan. Errors are the catalogue's (errors/).
  */
 import type { Database, Logger } from "@platform/core";
 import {
@@ -32,9 +33,7 @@ import {
 
 import { HasuraValuesRule, type VariableUsage } from "./coercion-rule.js";
 import { CompileContext } from "./compiler/context.js";
-import { collectFields, type Fragments } from "./compiler/fields.js";
 import { compileRootField } from "./compiler/root.js";
-import { slotVariables } from "./compiler/slot.js";
 import {
   HasuraError,
   noMutations,
@@ -47,9 +46,13 @@ import {
 } from "./errors.js";
 import { answerWithIntrospection } from "./executors/introspection.js";
 import { runMutation } from "./executors/mutation.js";
-import { planQuery, type QueryPlan, runQuery, runQueryFields } from "./executors/query.js";
+import { type CompiledQuery, compileQuery, runQuery, runQueryFields } from "./executors/query.js";
 import type { Model } from "./model/types.js";
 import { fromPostgres } from "./pg-errors.js";
+import { PlanContext } from "./plan/context.js";
+import { collectFields, type Fragments } from "./plan/fields.js";
+import { planMutationField, planQueryField } from "./plan/root.js";
+import { slotVariables } from "./plan/slots.js";
 import { RoleSchemaBuilder } from "./schema/build.js";
 import { ADMIN_ROLE, type Session } from "./session.js";
 import { toHasuraError } from "./validation-errors.js";
@@ -163,7 +166,7 @@ export class Engine {
   private readonly validated = new Lru<HasuraError | true>(4000);
   /** Where each operation uses its variables, per (role, query, operation name). */
   private readonly usages = new Lru<VariableUsage[]>(4000);
-  private readonly plans = new Lru<QueryPlan>(2000);
+  private readonly compiled = new Lru<CompiledQuery>(2000);
 
   constructor(
     private readonly db: Database,
@@ -266,30 +269,51 @@ export class Engine {
       }
       return usages;
     });
+    const fragments = fragmentsOf(document);
     if (operation.operation === "mutation") {
-      const ctx = new CompileContext(this.model, session, variables, fragmentsOf(document), this.options);
       const root = schema.getMutationType() as GraphQLObjectType;
-      return runMutation(this.db, ctx, root, collectFields([operation.selectionSet], root.name, ctx.fragments, variables), options.signal);
+      const planning = new PlanContext(this.model, variables, fragments);
+      const fields = collectFields([operation.selectionSet], root.name, fragments, variables).map((f) =>
+        planMutationField(planning, root, f),
+      );
+      return runMutation(this.db, new CompileContext(this.model, session, this.options), fields, options.signal);
     }
+    const input = { variables, session };
     const slotted = slotVariables(variables, variableTypes(schema, operation));
     const planKey = `${usagesKey}\u0000${slotted.signature}`;
-    let plan = this.plans.get(planKey);
-    if (!plan) {
-      const fragments = fragmentsOf(document);
-      const rootType = schema.getQueryType() as GraphQLObjectType;
-      const fields = collectFields([operation.selectionSet], rootType.name, fragments, slotted.values);
+    let compiled = this.compiled.get(planKey);
+    if (!compiled) {
+      const root = schema.getQueryType() as GraphQLObjectType;
+      const fields = collectFields([operation.selectionSet], root.name, fragments, slotted.values);
       if (fields.some((f) => f.name === "__schema" || f.name === "__type")) {
-        // Introspection answers from graphql-js; its data fields run as one plain statement.
-        const ctx = new CompileContext(this.model, session, variables, fragments, this.options);
-        const data = fields.filter((f) => !f.name.startsWith("__"));
-        const statement = planQuery(rootType.name, data, (f) => compileRootField(ctx, rootType, f));
-        const results = await runQueryFields(this.db, statement, { variables, session }, options.signal);
-        return answerWithIntrospection(schema, document, operationName, variables, data, results);
+        // Introspection answers from graphql-js; its data fields run as one statement of their own.
+        const planning = new PlanContext(this.model, variables, fragments);
+        const data = fields.filter((f) => !f.name.startsWith("__")).map((f) => planQueryField(planning, root, f));
+        const ctx = new CompileContext(this.model, session, this.options);
+        const results = await runQueryFields(
+          this.db,
+          compileQuery(data, (f) => compileRootField(ctx, f)),
+          input,
+          options.signal,
+        );
+        return answerWithIntrospection(
+          schema,
+          document,
+          operationName,
+          variables,
+          data.map((f) => f.key),
+          results,
+        );
       }
-      const ctx = new CompileContext(this.model, session, slotted.values, fragments, this.options, true);
-      plan = planQuery(rootType.name, fields, (f) => compileRootField(ctx, rootType, f));
-      this.plans.set(planKey, plan);
+      // Planned and compiled with slots for the variables' values: the statement serves every request of this shape.
+      const planning = new PlanContext(this.model, slotted.values, fragments);
+      const ctx = new CompileContext(this.model, session, this.options, true);
+      compiled = compileQuery(
+        fields.map((f) => planQueryField(planning, root, f)),
+        (f) => compileRootField(ctx, f),
+      );
+      this.compiled.set(planKey, compiled);
     }
-    return runQuery(this.db, plan, { variables, session }, options.signal);
+    return runQuery(this.db, compiled, input, options.signal);
   }
 }

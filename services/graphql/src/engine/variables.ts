@@ -6,8 +6,8 @@
 import { type DocumentNode, GraphQLNonNull, type GraphQLSchema, isNonNullType, Kind, type OperationDefinitionNode } from "graphql";
 import { checkJsonValue } from "./coercion.js";
 import { type VariableUsage, variableUsages } from "./coercion-rule.js";
-import { astValue, type Variables } from "./compiler/values.js";
 import { missingVariable, nestedTooDeeply } from "./errors.js";
+import { astValue, type Variables } from "./plan/values.js";
 
 /**
  * How deep (in JSON levels) a variable's value may nest: the engine's walks over values recurse,

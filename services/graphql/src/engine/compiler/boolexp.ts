@@ -7,12 +7,12 @@ import { and, ident, join, type Sql, sql, trusted } from "@platform/core";
 import { fieldNotFound, noSuchColumn, nullComparison } from "../errors.js";
 import { JsonNumber, jsonText, toParam } from "../json-number.js";
 import type { ColumnModel, RelationshipModel, TableModel } from "../model/types.js";
+import { asList } from "../plan/values.js";
 import { aggregatePredicateExp } from "./aggregate-predicates.js";
 import { arrayParam, arrayValue } from "./arrays.js";
 import { type CompileContext, isSessionVariable } from "./context.js";
 import { computedFieldExp } from "./functions.js";
 import { mapValue } from "./slot.js";
-import { asList } from "./values.js";
 
 export type ExpSource = "graphql" | "permission";
 

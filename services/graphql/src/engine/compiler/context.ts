@@ -1,12 +1,10 @@
-/** State shared while compiling one operation: fresh table aliases, the session, the role's view of the model. */
+/** State shared while compiling one operation's plan: fresh table aliases, the session, the role's view of the model. */
 import { type Sql, sql } from "@platform/core";
 import { missingSessionVariable, noSelectPermission, untrackedTable } from "../errors.js";
 import { type SelectAccess, selectAccess } from "../model/access.js";
 import type { Model, TableModel } from "../model/types.js";
 import type { Session } from "../session.js";
-import type { Fragments } from "./fields.js";
 import { sessionSlot } from "./slot.js";
-import type { Variables } from "./values.js";
 
 export class CompileContext {
   private aliases = 0;
@@ -14,8 +12,6 @@ export class CompileContext {
   constructor(
     readonly model: Model,
     readonly session: Session,
-    readonly variables: Variables,
-    readonly fragments: Fragments,
     readonly options: { booleanNullCollapse: boolean; stringifyNumeric?: boolean },
     /** True when compiling a reusable plan: session variables become slots read when it runs. */
     readonly planning = false,

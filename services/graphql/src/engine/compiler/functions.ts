@@ -6,17 +6,15 @@
  * the argument's type. Arguments follow Hasura: positional while present, then by name; an
  * omitted argument without a default is an error.
  */
-import { and, ident, join, type Queryable, type Sql, sql } from "@platform/core";
-import { type GraphQLField, type GraphQLObjectType, getNamedType } from "graphql";
-import { computedFieldMissing, jsonPath, positionalArgumentOmitted, requiredArgumentOmitted } from "../errors.js";
-import type { ColumnModel, ComputedFieldModel, FunctionCallModel, FunctionModel, TableModel } from "../model/types.js";
+import { and, ident, join, type Sql, sql } from "@platform/core";
+import { jsonPath, positionalArgumentOmitted, requiredArgumentOmitted } from "../errors.js";
+import type { ColumnModel, ComputedFieldModel, FunctionCallModel, TableModel } from "../model/types.js";
+import type { MutationField, Path, QueryField, RowField } from "../plan/types.js";
 import type { Session } from "../session.js";
 import { compileBoolExp, type ExpSource, jsonAware, permissionFilter } from "./boolexp.js";
 import type { CompileContext } from "./context.js";
-import { type Collected, collectFields } from "./fields.js";
-import { aggregateJson, BIG_NUMERIC, listJson, type Path } from "./select.js";
+import { aggregateJson, BIG_NUMERIC, listJson } from "./select.js";
 import { Slot } from "./slot.js";
-import { argumentValues } from "./values.js";
 
 /** The row of `table` read through `alias`, as a value of the table's row type. */
 export function rowValue(table: TableModel, alias: string): Sql {
@@ -67,32 +65,21 @@ export function functionCall(ctx: CompileContext, call: FunctionCallModel, row: 
   return sql`${ident(call.schema, call.name)}(${join([...positional, ...named])})`;
 }
 
-function computedField(table: TableModel, name: string): ComputedFieldModel {
-  const cf = table.computedFields.get(name);
-  if (!cf) throw computedFieldMissing(name);
-  return cf;
-}
-
 /** A computed field in a row's JSON: the scalar value, or the list of rows the function returns. */
 export function computedFieldJson(
   ctx: CompileContext,
   table: TableModel,
   alias: string,
-  field: Collected,
-  def: GraphQLField<unknown, unknown>,
-  name: string,
-  path: Path,
+  field: Extract<RowField, { kind: "computed_scalar" | "computed_table" }>,
 ): Sql {
-  const cf = computedField(table, name);
-  const args = argumentValues(field.node.arguments, ctx.variables, def.args);
-  const call = functionCall(ctx, cf.call, rowValue(table, alias), args.args, path);
-  if (cf.returns.kind === "scalar") {
-    return ctx.options.stringifyNumeric && BIG_NUMERIC.has(cf.returns.pgType) ? sql`(${call})::text` : call;
+  const { computed } = field;
+  if (field.kind === "computed_table") {
+    const call = functionCall(ctx, computed.call, rowValue(table, alias), field.rows.args.args, field.rows.path);
+    return listJson(ctx, field.rows, null, call);
   }
-  const target = ctx.table(cf.returns.target);
-  const type = getNamedType(def.type) as GraphQLObjectType;
-  const fields = collectFields(field.selections, type.name, ctx.fragments, ctx.variables);
-  return listJson(ctx, target, args, fields, type, null, path, call);
+  const call = functionCall(ctx, computed.call, rowValue(table, alias), field.args.args, field.path);
+  const pgType = computed.returns.kind === "scalar" ? computed.returns.pgType : "";
+  return ctx.options.stringifyNumeric && BIG_NUMERIC.has(pgType) ? sql`(${call})::text` : call;
 }
 
 /** A table shaped like one column: lets a scalar computed field reuse the column operators. */
@@ -144,36 +131,14 @@ export function computedFieldExp(
   return sql`EXISTS (SELECT 1 FROM ${call} AS ${ident(inner)} WHERE ${and([permission, nested])})`;
 }
 
-/** `fn(args)` and `fn_aggregate(args)` root fields: the function is the row source of a select. */
+/** `fn(args)` and `fn_aggregate(args)` root fields (and functions tracked as mutations): the function is the row source of a select. */
 export function functionRootJson(
   ctx: CompileContext,
-  fnKey: string,
-  aggregate: boolean,
-  args: Record<string, unknown>,
-  fields: Collected[],
-  type: GraphQLObjectType,
-  path: Path,
+  node: Extract<QueryField | MutationField, { kind: "function" | "function_aggregate" }>,
 ): Sql {
-  const fn = ctx.model.functions.get(fnKey) as FunctionModel;
-  const table = ctx.table(fn.returnTable);
-  const call = functionCall(ctx, fn.call, null, args.args, path);
-  if (aggregate) return aggregateJson(ctx, table, args, fields, type, null, path, call);
-  const list = listJson(ctx, table, args, fields, type, null, path, call);
-  return fn.returnsSet ? list : sql`(${list}) -> 0`;
-}
-
-/** A function exposed as a mutation: its select, run in the mutation's transaction. */
-export async function runFunctionMutation(
-  ctx: CompileContext,
-  tx: Queryable,
-  fnKey: string,
-  field: Collected,
-  def: GraphQLField<unknown, unknown>,
-): Promise<string> {
-  const type = getNamedType(def.type) as GraphQLObjectType;
-  const args = argumentValues(field.node.arguments, ctx.variables, def.args);
-  const fields = collectFields(field.selections, type.name, ctx.fragments, ctx.variables);
-  const json = functionRootJson(ctx, fnKey, false, args, fields, type, ["selectionSet", field.responseKey]);
-  const { rows } = await tx.query<{ r: string | null }>(sql`SELECT (${json})::text AS r`);
-  return rows[0]?.r ?? "null";
+  if (node.kind === "function_aggregate") {
+    return aggregateJson(ctx, node.aggregate, null, functionCall(ctx, node.fn.call, null, node.call, node.aggregate.path));
+  }
+  const list = listJson(ctx, node.rows, null, functionCall(ctx, node.fn.call, null, node.call, node.rows.path));
+  return node.fn.returnsSet ? list : sql`(${list}) -> 0`;
 }

@@ -6,9 +6,7 @@
  */
 import { type Sql, sql } from "@platform/core";
 import { jsonPath, jsonPathParseError } from "../errors.js";
-import type { Collected } from "./fields.js";
 import { mapValue } from "./slot.js";
-import { argumentValues, type Variables } from "./values.js";
 
 const NAME = /[\p{L}_][\p{L}0-9_-]*/uy;
 const INDEX = /\d+/y;
@@ -64,9 +62,8 @@ export function parseJsonPath(text: string): string[] | null {
   return out.length > 0 ? out : null;
 }
 
-/** The column's value at the field's `path` argument, or the value itself when there is none. */
-export function atJsonPath(value: Sql, field: Collected, variables: Variables, path: ReadonlyArray<string | number>): Sql {
-  const arg = argumentValues(field.node.arguments, variables).path;
+/** The column's value at the field's `path` argument (`arg`), or the value itself when there is none. */
+export function atJsonPath(value: Sql, arg: unknown, path: ReadonlyArray<string | number>): Sql {
   if (arg === undefined || arg === null) return value;
   const elements = mapValue(arg, (text) => {
     const parsed = typeof text === "string" ? parseJsonPath(text) : null;

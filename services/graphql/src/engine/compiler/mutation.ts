@@ -1,42 +1,32 @@
 /**
- * Mutations: each root field runs as a few statements inside the request's transaction. Inserted
- * and updated rows are remembered as the text of their row type (from the statement's own
- * RETURNING, so views without a ctid work too) and turned back into rows of that type in one final
- * statement that builds the response JSON, so `returning` sees nested inserts and relationships;
- * deletes build their response from the DELETE's own RETURNING. As in Hasura, `returning` lists
- * every written row: the select permission decides its columns and what relationships show, not
- * which written rows appear.
+ * Mutation statements, built but not run (executors/mutation.ts runs them in the request's
+ * transaction). Inserted and updated rows are remembered as the text of their row type (from the
+ * statement's own RETURNING, so views without a ctid work too) and turned back into rows of that
+ * type in one final statement that builds the response JSON, so `returning` sees nested inserts
+ * and relationships; deletes build their response from the DELETE's own RETURNING. As in Hasura,
+ * `returning` lists every written row: the select permission decides its columns and what
+ * relationships show, not which written rows appear.
  */
-import { and, ident, join, type Queryable, type Sql, sql } from "@platform/core";
-import { type GraphQLField, type GraphQLObjectType, getNamedType } from "graphql";
+import { and, ident, join, type Sql, sql } from "@platform/core";
 import {
   atArgument,
   columnInSeveralOperators,
-  columnsDeterminedByParent,
   erroneousColumnName,
   jsonPath,
   noWritePermission,
-  objectRelationshipDetermined,
   permissionCheckFailed,
   unexpectedEnumValue,
 } from "../errors.js";
 import { JsonNumber } from "../json-number.js";
 import { deleteAccess, insertAccess, updateAccess, type WriteAccess } from "../model/access.js";
 import type { ColumnModel, TableModel } from "../model/types.js";
-import { fieldInfo, type MutationKind } from "../schema/field-info.js";
+import type { InsertObject, MutationField, MutationOutput, Path, RowField, UpdateChanges } from "../plan/types.js";
+import { asList } from "../plan/values.js";
 import { arrayValue } from "./arrays.js";
 import { compileBoolExp, jsonAware } from "./boolexp.js";
 import { type CompileContext, isSessionVariable } from "./context.js";
-import { type Collected, collectFields } from "./fields.js";
 import { scientificText } from "./numeric-text.js";
-import { type Path, rowJson } from "./select.js";
-import { argumentValues, asList } from "./values.js";
-
-interface Written {
-  /** Each written row as the text of the table's row type (`ROW(t.*)::text`), in write order. */
-  rows: string[];
-  affected: number;
-}
+import { rowJson } from "./select.js";
 
 function requireAccess(access: WriteAccess | null, what: string, table: TableModel): WriteAccess {
   if (!access) throw noWritePermission(what, table.name);
@@ -65,58 +55,38 @@ function columnLiteral(column: ColumnModel, value: unknown): Sql {
   return text !== null ? sql`${text}` : jsonAware(column.pgType, value);
 }
 
-function checked(rows: Array<{ __check?: unknown }>, path: string): void {
+/** What an INSERT or UPDATE returns for each row: its text as the row type, and whether the permission's check holds. */
+export interface WrittenRow {
+  __row: string;
+  __check: boolean;
+  [column: string]: unknown;
+}
+
+/** Refuses the write when a row fails its permission's check (Hasura reports it at `path`). */
+export function checked(rows: WrittenRow[], path: string): void {
   if (rows.some((r) => r.__check === false)) throw permissionCheckFailed(path);
 }
 
-/** Inserts one input object (object-relationship parents first, array-relationship children after). */
-async function insertOne(
+/**
+ * The INSERT of one object, run after its object-relationship parents: `fromParents` are the key
+ * columns their rows determine, `forced` those its own parent row determines (for an object of an
+ * array relationship).
+ */
+export function insertStatement(
   ctx: CompileContext,
-  tx: Queryable,
-  table: TableModel,
-  input: Record<string, unknown>,
-  forced: Map<string, unknown>,
-  onConflict: Record<string, unknown> | undefined,
-  path: Path,
-  conflictPath: Path,
-): Promise<{ row: Record<string, unknown> | null; written: Written }> {
+  object: InsertObject,
+  fromParents: ReadonlyMap<string, unknown>,
+  forced: ReadonlyMap<string, unknown>,
+): Sql {
+  const { table } = object;
   const access = requireAccess(insertAccess(table, ctx.session.role), "insert", table);
   const values = new Map<string, Sql>();
-  const written: Written = { rows: [], affected: 0 };
-  for (const [key, value] of Object.entries(input)) {
-    const rel = table.relationships.get(key);
-    if (rel?.kind !== "object" || rel.insertAfter || value === null) continue;
-    const spec = value as { data: Record<string, unknown>; on_conflict?: Record<string, unknown> };
-    for (const [local] of rel.mapping) {
-      const column = table.columnByName.get(local);
-      if (column && column.field in input) {
-        throw objectRelationshipDetermined(rel.name, column.field, jsonPath([...path, rel.name]));
-      }
-    }
-    const parent = await insertOne(
-      ctx,
-      tx,
-      ctx.table(rel.target),
-      spec.data,
-      new Map(),
-      spec.on_conflict,
-      [...path, rel.name, "data"],
-      [...path, rel.name, "on_conflict"],
-    );
-    written.affected += parent.written.affected;
-    for (const [local, remote] of rel.mapping) values.set(local, literal(parent.row?.[remote] ?? null));
-  }
-  for (const [key, value] of Object.entries(input)) {
+  for (const [name, value] of fromParents) values.set(name, literal(value));
+  for (const [key, value] of Object.entries(object.columns)) {
     const column = table.columnByField.get(key);
     if (column && !values.has(column.name)) values.set(column.name, columnLiteral(column, value));
   }
-  for (const [name, value] of forced) {
-    const field = table.columnByName.get(name)?.field ?? name;
-    if (field in input) {
-      throw columnsDeterminedByParent(field, jsonPath(path));
-    }
-    values.set(name, literal(value));
-  }
+  for (const [name, value] of forced) values.set(name, literal(value));
   for (const [name, value] of Object.entries(access.presets)) {
     const column = table.columnByName.get(name);
     if (column) values.set(name, presetValue(ctx, column, value));
@@ -127,6 +97,7 @@ async function insertOne(
     values.size === 0
       ? sql`DEFAULT VALUES`
       : sql`(${join([...values.keys()].map((c) => sql`${ident(c)}`))}) VALUES (${join([...values.values()])})`;
+  const { onConflict, conflictPath } = object;
   const conflict = onConflict
     ? atArgument(jsonPath(conflictPath), () => conflictClause(ctx, table, alias, onConflict, conflictPath))
     : { clause: sql``, check: null };
@@ -135,32 +106,7 @@ async function insertOne(
   const check = conflict.check
     ? sql`CASE WHEN ${ident(alias, "xmax")} = 0 THEN (${insertCheck}) ELSE (${conflict.check}) END`
     : insertCheck;
-  const { rows } = await tx.query<Record<string, unknown>>(
-    sql`INSERT INTO ${target} ${body}${conflict.clause} RETURNING ${ident(alias)}.*, ROW(${ident(alias)}.*)::text AS "__row", (${check}) AS "__check"`,
-  );
-  checked(rows, jsonPath(path.slice(0, path.lastIndexOf("args") + 2)));
-  const row = rows[0] ?? null;
-  if (row) {
-    written.rows.push(String(row.__row));
-    written.affected += 1;
-  }
-  for (const [key, value] of Object.entries(input)) {
-    const rel = table.relationships.get(key);
-    if (!rel?.insertAfter || !row || value === null) continue;
-    const spec = value as { data: Array<Record<string, unknown>> | Record<string, unknown>; on_conflict?: Record<string, unknown> };
-    const fk = new Map(rel.mapping.map(([local, remote]) => [remote, row[local]]));
-    const children = asList(spec.data) as Array<Record<string, unknown>>;
-    for (const [i, child] of children.entries()) {
-      const childPath = Array.isArray(spec.data) ? [...path, rel.name, "data", i] : [...path, rel.name, "data"];
-      const inserted = await insertOne(ctx, tx, ctx.table(rel.target), child, fk, spec.on_conflict, childPath, [
-        ...path,
-        rel.name,
-        "on_conflict",
-      ]);
-      written.affected += inserted.written.affected;
-    }
-  }
-  return { row, written };
+  return sql`INSERT INTO ${target} ${body}${conflict.clause} RETURNING ${ident(alias)}.*, ROW(${ident(alias)}.*)::text AS "__row", (${check}) AS "__check"`;
 }
 
 /** `ON CONFLICT ...`, and the update permission's check for rows it updates (null when none applies). */
@@ -223,14 +169,9 @@ function setExpression(alias: string, column: ColumnModel, operator: string, val
   }
 }
 
-async function updateRows(
-  ctx: CompileContext,
-  tx: Queryable,
-  table: TableModel,
-  args: Record<string, unknown>,
-  pk: Record<string, unknown> | null,
-  path: Path,
-): Promise<Written> {
+/** The UPDATE of one set of changes; null when it sets nothing (no operator given, no preset). */
+export function updateStatement(ctx: CompileContext, table: TableModel, changes: UpdateChanges, path: Path): Sql | null {
+  const { args, pk } = changes;
   const access = requireAccess(updateAccess(table, ctx.session.role), "update", table);
   const alias = ctx.alias();
   const seen = new Map<string, string[]>();
@@ -249,7 +190,7 @@ async function updateRows(
     const column = table.columnByName.get(name);
     if (column) sets.push(sql`${ident(name)} = ${presetValue(ctx, column, value)}`);
   }
-  if (sets.length === 0) return { rows: [], affected: 0 };
+  if (sets.length === 0) return null;
   const where = and([
     access.filter ? compileBoolExp(ctx, table, alias, access.filter, "permission") : sql``,
     pk
@@ -257,12 +198,7 @@ async function updateRows(
       : atArgument(jsonPath([...path, "args", "where"]), () => compileBoolExp(ctx, table, alias, args.where, "graphql")),
   ]);
   const check = access.check ? compileBoolExp(ctx, table, alias, access.check, "permission") : sql`true`;
-  const { rows } = await tx.query<{ __row: string; __check: boolean }>(
-    sql`UPDATE ${ident(table.schema, table.name)} AS ${ident(alias)} SET ${join(sets)} WHERE ${where} RETURNING ROW(${ident(alias)}.*)::text AS "__row", (${check}) AS "__check"`,
-  );
-  // Hasura reports a failed update check at the root of the request.
-  checked(rows, "$");
-  return { rows: rows.map((r) => r.__row), affected: rows.length };
+  return sql`UPDATE ${ident(table.schema, table.name)} AS ${ident(alias)} SET ${join(sets)} WHERE ${where} RETURNING ROW(${ident(alias)}.*)::text AS "__row", (${check}) AS "__check"`;
 }
 
 function pkCondition(table: TableModel, alias: string, values: Record<string, unknown>): Sql {
@@ -271,131 +207,54 @@ function pkCondition(table: TableModel, alias: string, values: Record<string, un
   );
 }
 
-function objectType(def: GraphQLField<unknown, unknown>): GraphQLObjectType {
-  return getNamedType(def.type) as GraphQLObjectType;
-}
-
 /**
  * Rows written earlier in this transaction, in write order: each row text cast back to the
  * table's row type, so the alias is a row of the table (or view) for columns, relationships
  * and functions taking the row.
  */
-function writtenRows(
-  ctx: CompileContext,
-  table: TableModel,
-  rows: string[],
-  field: Collected,
-  type: GraphQLObjectType,
-  path: Path,
-  single: boolean,
-): Sql {
+function writtenRows(ctx: CompileContext, table: TableModel, rows: string[], fields: RowField[], single: boolean): Sql {
   const alias = ctx.alias();
   const list = ctx.alias();
-  const fields = collectFields(field.selections, type.name, ctx.fragments, ctx.variables);
-  const row = rowJson(ctx, table, alias, fields, type, path);
+  const row = rowJson(ctx, table, alias, fields);
   const from = sql`FROM unnest(${rows}::text[]) WITH ORDINALITY AS ${ident(list)}("r", "n") CROSS JOIN LATERAL CAST(${ident(list, "r")} AS ${ident(table.schema, table.name)}) AS ${ident(alias)}`;
   if (single) return sql`(SELECT ${row} ${from} ORDER BY ${ident(list, "n")} LIMIT 1)`;
   return sql`(SELECT coalesce(json_agg(${row} ORDER BY ${ident(list, "n")}), '[]'::json) ${from})`;
 }
 
-/** `{affected_rows, returning}` in selection order; `rows` builds the returning list from a given alias source. */
-function responseJson(
-  ctx: CompileContext,
-  type: GraphQLObjectType,
-  field: Collected,
-  affected: number,
-  returning: (f: Collected, t: GraphQLObjectType) => Sql,
-): Sql {
-  const pairs: Sql[] = [];
-  for (const f of collectFields(field.selections, type.name, ctx.fragments, ctx.variables)) {
-    const def = type.getFields()[f.name];
-    const kind = f.name === "__typename" ? "__typename" : fieldInfo(def?.extensions)?.kind;
-    if (kind === "__typename") pairs.push(sql`${f.responseKey}::text, ${type.name}::text`);
-    else if (kind === "affected_rows") pairs.push(sql`${f.responseKey}::text, ${affected}::int`);
-    else if (kind === "returning" && def) pairs.push(sql`${f.responseKey}::text, ${returning(f, objectType(def))}`);
-  }
+/** `{affected_rows, returning}` in selection order, `returning` built by `rows` from its row fields. */
+function responseJson(output: Extract<MutationOutput, { kind: "response" }>, affected: Sql, rows: (fields: RowField[]) => Sql): Sql {
+  const pairs = output.fields.map((f) => {
+    if (f.kind === "typename") return sql`${f.key}::text, ${f.typeName}::text`;
+    if (f.kind === "affected_rows") return sql`${f.key}::text, ${affected}`;
+    return sql`${f.key}::text, ${rows(f.fields)}`;
+  });
   return sql`json_build_object(${join(pairs)})`;
 }
 
-async function text(tx: Queryable, expression: Sql): Promise<string> {
-  const { rows } = await tx.query<{ result: string | null }>(sql`SELECT (${expression})::text AS result`);
-  return rows[0]?.result ?? "null";
+/** `SELECT (expression)::text AS result`: a mutation field's JSON text as one value. */
+export function asText(expression: Sql): Sql {
+  return sql`SELECT (${expression})::text AS result`;
 }
 
-/** Runs one mutation root field inside the request's transaction and returns its JSON text. */
-export async function runMutationField(
+/**
+ * The statement answering an insert or update from the rows it wrote (their texts, in write
+ * order): the one row of `*_one` / `*_by_pk` (null when nothing was written: no statement), or
+ * `{affected_rows, returning}`.
+ */
+export function writtenResponse(
   ctx: CompileContext,
-  tx: Queryable,
   table: TableModel,
-  kind: MutationKind,
-  field: Collected,
-  def: GraphQLField<unknown, unknown>,
-): Promise<string> {
-  const args = argumentValues(field.node.arguments, ctx.variables, def.args);
-  const path: Path = ["selectionSet", field.responseKey];
-  const type = objectType(def);
-  if (kind === "insert" || kind === "insert_one") {
-    const objects = kind === "insert" ? (asList(args.objects) as Array<Record<string, unknown>>) : [args.object as Record<string, unknown>];
-    const written: Written = { rows: [], affected: 0 };
-    for (const [i, object] of objects.entries()) {
-      const objectPath = kind === "insert" ? [...path, "args", "objects", i] : [...path, "args", "object"];
-      const one = await insertOne(ctx, tx, table, object, new Map(), args.on_conflict as Record<string, unknown> | undefined, objectPath, [
-        ...path,
-        "args",
-        "on_conflict",
-      ]);
-      written.rows.push(...one.written.rows.slice(0, 1));
-      written.affected += one.written.affected;
-    }
-    if (kind === "insert_one")
-      return written.rows.length === 0 ? "null" : text(tx, writtenRows(ctx, table, written.rows, field, type, path, true));
-    return text(
-      tx,
-      responseJson(ctx, type, field, written.affected, (f, t) =>
-        writtenRows(ctx, table, written.rows, f, t, [...path, "selectionSet", f.responseKey], false),
-      ),
-    );
-  }
-  if (kind === "update" || kind === "update_by_pk") {
-    const pk = kind === "update_by_pk" ? ((args.pk_columns ?? {}) as Record<string, unknown>) : null;
-    const written = await updateRows(ctx, tx, table, args, pk, path);
-    if (kind === "update_by_pk")
-      return written.rows.length === 0 ? "null" : text(tx, writtenRows(ctx, table, written.rows, field, type, path, true));
-    return text(
-      tx,
-      responseJson(ctx, type, field, written.affected, (f, t) =>
-        writtenRows(ctx, table, written.rows, f, t, [...path, "selectionSet", f.responseKey], false),
-      ),
-    );
-  }
-  if (kind === "update_many") {
-    const results: string[] = [];
-    for (const update of asList(args.updates) as Array<Record<string, unknown>>) {
-      const written = await updateRows(ctx, tx, table, update, null, path);
-      results.push(
-        await text(
-          tx,
-          responseJson(ctx, type, field, written.affected, (f, t) =>
-            writtenRows(ctx, table, written.rows, f, t, [...path, "selectionSet", f.responseKey], false),
-          ),
-        ),
-      );
-    }
-    return `[${results.join(",")}]`;
-  }
-  return deleteRows(ctx, tx, table, kind === "delete_by_pk" ? args : null, args, field, type, path);
+  output: MutationOutput,
+  rows: string[],
+  affected: number,
+): Sql | null {
+  if (output.kind === "row") return rows.length === 0 ? null : asText(writtenRows(ctx, table, rows, output.fields, true));
+  return asText(responseJson(output, sql`${affected}::int`, (fields) => writtenRows(ctx, table, rows, fields, false)));
 }
 
-async function deleteRows(
-  ctx: CompileContext,
-  tx: Queryable,
-  table: TableModel,
-  pk: Record<string, unknown> | null,
-  args: Record<string, unknown>,
-  field: Collected,
-  type: GraphQLObjectType,
-  path: Path,
-): Promise<string> {
+/** A delete and its answer in one statement: `WITH deleted AS (DELETE ... RETURNING *) SELECT json`. */
+export function deleteStatement(ctx: CompileContext, node: Extract<MutationField, { kind: "delete" }>): Sql {
+  const { table, pk, args, output, path } = node;
   const access = requireAccess(deleteAccess(table, ctx.session.role), "delete", table);
   const alias = ctx.alias();
   const where = and([
@@ -406,32 +265,14 @@ async function deleteRows(
   ]);
   const deleted = ctx.alias();
   const cte = sql`WITH ${ident(deleted)} AS (DELETE FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${where} RETURNING ${ident(alias)}.*)`;
-  const rowsFrom = (f: Collected, t: GraphQLObjectType, single: boolean) => {
+  const rowsFrom = (fields: RowField[], single: boolean) => {
     const rowAlias = ctx.alias();
-    const row = rowJson(ctx, table, rowAlias, collectFields(f.selections, t.name, ctx.fragments, ctx.variables), t, [
-      ...path,
-      "selectionSet",
-      f.responseKey,
-    ]);
+    const row = rowJson(ctx, table, rowAlias, fields);
     return single
       ? sql`(SELECT ${row} FROM ${ident(deleted)} AS ${ident(rowAlias)} LIMIT 1)`
       : sql`(SELECT coalesce(json_agg(${row}), '[]'::json) FROM ${ident(deleted)} AS ${ident(rowAlias)})`;
   };
-  if (pk) {
-    const { rows } = await tx.query<{ result: string | null }>(sql`${cte} SELECT (${rowsFrom(field, type, true)})::text AS result`);
-    return rows[0]?.result ?? "null";
-  }
-  const count = sql`(SELECT count(*) FROM ${ident(deleted)})::int`;
-  const pairs: Sql[] = [];
-  for (const f of collectFields(field.selections, type.name, ctx.fragments, ctx.variables)) {
-    const kind = f.name === "__typename" ? "__typename" : fieldInfo(type.getFields()[f.name]?.extensions)?.kind;
-    if (kind === "__typename") pairs.push(sql`${f.responseKey}::text, ${type.name}::text`);
-    else if (kind === "affected_rows") pairs.push(sql`${f.responseKey}::text, ${count}`);
-    else if (kind === "returning")
-      pairs.push(
-        sql`${f.responseKey}::text, ${rowsFrom(f, objectType(type.getFields()[f.name] as GraphQLField<unknown, unknown>), false)}`,
-      );
-  }
-  const { rows } = await tx.query<{ result: string }>(sql`${cte} SELECT json_build_object(${join(pairs)})::text AS result`);
-  return rows[0]?.result ?? "null";
+  if (output.kind === "row") return sql`${cte} ${asText(rowsFrom(output.fields, true))}`;
+  const response = responseJson(output, sql`(SELECT count(*) FROM ${ident(deleted)})::int`, (fields) => rowsFrom(fields, false));
+  return sql`${cte} SELECT ${response}::text AS result`;
 }

@@ -2,10 +2,10 @@
 import { and, ident, type Sql, sql, trusted } from "@platform/core";
 import { fieldNotFound, unexpectedOrderBy } from "../errors.js";
 import type { TableModel } from "../model/types.js";
+import { asList } from "../plan/values.js";
 import { joinCondition, permissionFilter } from "./boolexp.js";
 import type { CompileContext } from "./context.js";
 import { functionCall, rowValue } from "./functions.js";
-import { asList } from "./values.js";
 
 export interface OrderTerm {
   expr: Sql;

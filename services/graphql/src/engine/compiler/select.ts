@@ -5,92 +5,49 @@
  * a whole root field is one statement with no per-row round trips.
  */
 import { and, ident, join, type Sql, sql, trusted } from "@platform/core";
-import { type GraphQLField, type GraphQLObjectType, getNamedType, isObjectType } from "graphql";
-import {
-  atArgument,
-  distinctOnNotOrderBy,
-  fieldNotFound,
-  jsonPath,
-  noSelectionSet,
-  problemError,
-  relationshipMissing,
-  typeMismatch,
-  unexpectedEnumValue,
-  unexpectedField,
-} from "../errors.js";
+import { atArgument, distinctOnNotOrderBy, jsonPath, problemError, typeMismatch, unexpectedEnumValue } from "../errors.js";
 import type { TableModel } from "../model/types.js";
-import { fieldInfo } from "../schema/field-info.js";
+import type { AggregateFunctionField, AggregateNode, Path, QueryField, RowField, RowsNode } from "../plan/types.js";
 import { compileBoolExp, joinCondition, permissionFilter } from "./boolexp.js";
 import type { CompileContext } from "./context.js";
-import { type Collected, collectFields } from "./fields.js";
 import { computedFieldJson } from "./functions.js";
 import { atJsonPath } from "./json-path.js";
 import { orderTerms } from "./order.js";
 import { mapValue } from "./slot.js";
-import { argumentValues } from "./values.js";
-
-export type Path = ReadonlyArray<string | number>;
 
 interface Parent {
   rel: { mapping: Array<[string, string]> };
   alias: string;
 }
 
-function objectTypeOf(field: GraphQLField<unknown, unknown>): GraphQLObjectType {
-  const type = getNamedType(field.type);
-  if (!isObjectType(type)) throw noSelectionSet(field.name);
-  return type;
-}
-
-function subFields(ctx: CompileContext, collected: Collected, type: GraphQLObjectType): Collected[] {
-  return collectFields(collected.selections, type.name, ctx.fragments, ctx.variables);
-}
-
 /** `(SELECT row_to_json(_x) FROM (SELECT e AS "key", ...) AS _x)`: keys in selection order. */
-export function rowJson(
-  ctx: CompileContext,
-  table: TableModel,
-  alias: string,
-  fields: Collected[],
-  type: GraphQLObjectType,
-  path: Path,
-): Sql {
-  const columns: Sql[] = [];
-  for (const f of fields) {
-    const key = ident(f.responseKey);
-    if (f.name === "__typename") {
-      columns.push(sql`${type.name}::text AS ${key}`);
-      continue;
-    }
-    const def = type.getFields()[f.name];
-    const info = def ? fieldInfo(def.extensions) : undefined;
-    if (!def || !info) throw fieldNotFound(f.name, `${type.name}`, jsonPath([...path, "selectionSet", f.responseKey]));
-    const here = [...path, "selectionSet", f.responseKey];
-    if (info.kind === "column")
-      columns.push(sql`${atJsonPath(columnValue(ctx, table, alias, info.column), f, ctx.variables, here)} AS ${key}`);
-    else if (info.kind === "object_rel" || info.kind === "array_rel" || info.kind === "array_rel_aggregate") {
-      const rel = table.relationships.get(info.rel);
-      if (!rel) throw relationshipMissing(info.rel);
-      const target = ctx.table(rel.target);
-      const parent = { rel, alias };
-      const childType = objectTypeOf(def);
-      const args = argumentValues(f.node.arguments, ctx.variables, def.args);
-      const child = subFields(ctx, f, childType);
-      if (info.kind === "object_rel") columns.push(sql`${objectJson(ctx, target, child, childType, parent, here)} AS ${key}`);
-      else if (info.kind === "array_rel") columns.push(sql`${listJson(ctx, target, args, child, childType, parent, here)} AS ${key}`);
-      else columns.push(sql`${aggregateJson(ctx, target, args, child, childType, parent, here)} AS ${key}`);
-    } else if (info.kind === "computed_scalar" || info.kind === "computed_table") {
-      columns.push(sql`${computedFieldJson(ctx, table, alias, f, def, info.computed, here)} AS ${key}`);
-    } else throw unexpectedField(f.name, type.name);
-  }
+export function rowJson(ctx: CompileContext, table: TableModel, alias: string, fields: RowField[]): Sql {
+  const columns = fields.map((f) => sql`${rowFieldValue(ctx, table, alias, f)} AS ${ident(f.key)}`);
   const x = ctx.alias();
   return sql`(SELECT row_to_json(${ident(x)}) FROM (SELECT ${join(columns)}) AS ${ident(x)})`;
 }
 
-function objectJson(ctx: CompileContext, table: TableModel, fields: Collected[], type: GraphQLObjectType, parent: Parent, path: Path): Sql {
+function rowFieldValue(ctx: CompileContext, table: TableModel, alias: string, f: RowField): Sql {
+  switch (f.kind) {
+    case "typename":
+      return sql`${f.typeName}::text`;
+    case "column":
+      return atJsonPath(columnValue(ctx, table, alias, f.column), f.jsonPath, f.path);
+    case "object_rel":
+      return objectJson(ctx, f.target, f.fields, { rel: f.rel, alias });
+    case "array_rel":
+      return listJson(ctx, f.rows, { rel: f.rel, alias });
+    case "array_rel_aggregate":
+      return aggregateJson(ctx, f.aggregate, { rel: f.rel, alias });
+    default:
+      return computedFieldJson(ctx, table, alias, f);
+  }
+}
+
+function objectJson(ctx: CompileContext, table: TableModel, fields: RowField[], parent: Parent): Sql {
   const alias = ctx.alias();
   const where = and([joinCondition(parent.rel, parent.alias, alias), permissionFilter(ctx, table, alias)]);
-  return sql`(SELECT ${rowJson(ctx, table, alias, fields, type, path)} FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${where} LIMIT 1)`;
+  return sql`(SELECT ${rowJson(ctx, table, alias, fields)} FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${where} LIMIT 1)`;
 }
 
 interface Source {
@@ -162,70 +119,39 @@ function nonNegative(value: unknown, path: Path): unknown {
   });
 }
 
-export function listJson(
-  ctx: CompileContext,
-  table: TableModel,
-  args: Record<string, unknown>,
-  fields: Collected[],
-  type: GraphQLObjectType,
-  parent: Parent | null,
-  path: Path,
-  relation?: Sql,
-): Sql {
-  const source = rowSource(ctx, table, args, parent, path, true, relation);
-  const row = rowJson(ctx, table, source.alias, fields, type, path);
+/** A list of rows as a JSON array (`relation`: what the rows come from when not the table itself, such as a function call). */
+export function listJson(ctx: CompileContext, node: RowsNode, parent: Parent | null, relation?: Sql): Sql {
+  const source = rowSource(ctx, node.table, node.args, parent, node.path, true, relation);
+  const row = rowJson(ctx, node.table, source.alias, node.fields);
   return sql`(SELECT coalesce(json_agg(${row}${source.aggOrder}), '[]'::json) ${source.from})`;
 }
 
-export function byPkJson(
-  ctx: CompileContext,
-  table: TableModel,
-  args: Record<string, unknown>,
-  fields: Collected[],
-  type: GraphQLObjectType,
-  path: Path,
-): Sql {
+export function byPkJson(ctx: CompileContext, node: Extract<QueryField, { kind: "select_by_pk" }>): Sql {
+  const { table, pk } = node;
   const alias = ctx.alias();
   const keys = (table.primaryKey ?? []).map((name) => {
     const column = table.columnByName.get(name);
-    return sql`${ident(alias, name)} = ${args[column?.field ?? name]}`;
+    return sql`${ident(alias, name)} = ${pk[column?.field ?? name]}`;
   });
   const where = and([...keys, permissionFilter(ctx, table, alias)]);
-  return sql`(SELECT ${rowJson(ctx, table, alias, fields, type, path)} FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${where} LIMIT 1)`;
+  return sql`(SELECT ${rowJson(ctx, table, alias, node.fields)} FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${where} LIMIT 1)`;
 }
 
-export function aggregateJson(
-  ctx: CompileContext,
-  table: TableModel,
-  args: Record<string, unknown>,
-  fields: Collected[],
-  type: GraphQLObjectType,
-  parent: Parent | null,
-  path: Path,
-  relation?: Sql,
-): Sql {
-  const source = rowSource(ctx, table, args, parent, path, false, relation);
+export function aggregateJson(ctx: CompileContext, node: AggregateNode, parent: Parent | null, relation?: Sql): Sql {
+  const { table, args } = node;
+  const source = rowSource(ctx, table, args, parent, node.path, false, relation);
   const pairs: Sql[] = [];
-  for (const f of fields) {
-    const here = [...path, "selectionSet", f.responseKey];
-    if (f.name === "__typename") pairs.push(sql`${f.responseKey}::text, ${type.name}::text`);
-    else if (f.name === "nodes") {
-      const def = type.getFields().nodes as GraphQLField<unknown, unknown>;
-      const nodeType = objectTypeOf(def);
+  for (const f of node.fields) {
+    if (f.kind === "typename") pairs.push(sql`${f.key}::text, ${f.typeName}::text`);
+    else if (f.kind === "nodes") {
       if (ctx.access(table).limit !== null) {
         // The permission's row limit holds for the nodes (the aggregate counts every row): they get their own source.
-        pairs.push(
-          sql`${f.responseKey}::text, ${listJson(ctx, table, args, subFields(ctx, f, nodeType), nodeType, parent, here, relation)}`,
-        );
+        pairs.push(sql`${f.key}::text, ${listJson(ctx, { table, args, fields: f.fields, path: f.path }, parent, relation)}`);
         continue;
       }
-      const row = rowJson(ctx, table, source.alias, subFields(ctx, f, nodeType), nodeType, here);
-      pairs.push(sql`${f.responseKey}::text, coalesce(json_agg(${row}${source.aggOrder}), '[]'::json)`);
-    } else if (f.name === "aggregate") {
-      const def = type.getFields().aggregate as GraphQLField<unknown, unknown>;
-      const aggType = objectTypeOf(def);
-      pairs.push(sql`${f.responseKey}::text, ${aggregateFields(ctx, table, source.alias, subFields(ctx, f, aggType), aggType)}`);
-    }
+      const row = rowJson(ctx, table, source.alias, f.fields);
+      pairs.push(sql`${f.key}::text, coalesce(json_agg(${row}${source.aggOrder}), '[]'::json)`);
+    } else pairs.push(sql`${f.key}::text, ${aggregateFields(ctx, table, source.alias, f.fields)}`);
   }
   // GROUP BY (): one row even when no aggregate function is selected (only __typename, or
   // every field skipped), as an aggregate over the rows always is.
@@ -242,34 +168,17 @@ export function countExpression(table: TableModel, alias: string, fields: unknow
   return columns.length === 1 ? sql`count(${keyword}${columns[0] as Sql})` : sql`count(${keyword}(${join(columns)}))`;
 }
 
-function aggregateFields(ctx: CompileContext, table: TableModel, alias: string, fields: Collected[], type: GraphQLObjectType): Sql {
-  const pairs: Sql[] = [];
-  for (const f of fields) {
-    if (f.name === "__typename") {
-      pairs.push(sql`${f.responseKey}::text, ${type.name}::text`);
-      continue;
-    }
-    if (f.name === "count") {
-      const args = argumentValues(f.node.arguments, ctx.variables, type.getFields().count?.args);
-      pairs.push(sql`${f.responseKey}::text, ${countExpression(table, alias, args.columns, args.distinct === true)}`);
-      continue;
-    }
-    const def = type.getFields()[f.name];
-    const info = def ? fieldInfo(def.extensions) : undefined;
-    if (!def || info?.kind !== "aggregate_op") continue;
-    const opType = objectTypeOf(def);
-    const inner: Sql[] = [];
-    for (const c of subFields(ctx, f, opType)) {
-      if (c.name === "__typename") {
-        inner.push(sql`${c.responseKey}::text, ${opType.name}::text`);
-        continue;
-      }
-      const colInfo = fieldInfo(opType.getFields()[c.name]?.extensions);
-      if (colInfo?.kind === "column")
-        inner.push(sql`${c.responseKey}::text, ${aggregateValue(ctx, table, alias, info.op, colInfo.column)}`);
-    }
-    pairs.push(sql`${f.responseKey}::text, json_build_object(${join(inner)})`);
-  }
+function aggregateFields(ctx: CompileContext, table: TableModel, alias: string, fields: AggregateFunctionField[]): Sql {
+  const pairs = fields.map((f) => {
+    if (f.kind === "typename") return sql`${f.key}::text, ${f.typeName}::text`;
+    if (f.kind === "count") return sql`${f.key}::text, ${countExpression(table, alias, f.columns, f.distinct)}`;
+    const inner = f.columns.map((c) =>
+      c.kind === "typename"
+        ? sql`${c.key}::text, ${c.typeName}::text`
+        : sql`${c.key}::text, ${aggregateValue(ctx, table, alias, f.op, c.column)}`,
+    );
+    return sql`${f.key}::text, json_build_object(${join(inner)})`;
+  });
   return sql`json_build_object(${join(pairs)})`;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Parameter slots: how one compiled query plan serves every request of the same operation.
  *
- * Before a query is compiled, its variables are walked with their GraphQL types. Leaves of
+ * Before a query is planned, its variables are walked with their GraphQL types (plan/slots.ts). Leaves of
  * scalar types other than Boolean (strings, numbers, ids, json values...) become `Slot`s: the
  * compiler binds them as parameters without looking at them. Everything else (null, booleans,
  * enum values, the keys of input objects, the length of lists) can change the SQL text, so it
@@ -9,11 +9,10 @@
  * equal, its slots read from that request's variables and session. Long numbers (JsonNumbers)
  * are bound as their text.
  */
-import { GraphQLBoolean, type GraphQLInputType, getNullableType, isEnumType, isInputObjectType, isListType } from "graphql";
 import { missingSessionVariable } from "../errors.js";
 import { JsonNumber, toParam } from "../json-number.js";
+import type { Variables } from "../plan/values.js";
 import type { Session } from "../session.js";
-import type { Variables } from "./values.js";
 
 export interface SlotInput {
   variables: Variables;
@@ -42,49 +41,6 @@ export function sessionSlot(name: string): Slot {
     if (value === undefined) throw missingSessionVariable(name);
     return value;
   });
-}
-
-function readPath(variables: Variables, path: ReadonlyArray<string | number>): unknown {
-  let value: unknown = variables;
-  for (const key of path) value = (value as Record<string | number, unknown>)[key];
-  return value;
-}
-
-function walk(value: unknown, type: GraphQLInputType, path: Array<string | number>): unknown {
-  if (value === null || value === undefined) return value;
-  const nullable = getNullableType(type);
-  if (isListType(nullable)) {
-    const item = nullable.ofType as GraphQLInputType;
-    return Array.isArray(value) ? value.map((v, i) => walk(v, item, [...path, i])) : walk(value, item, path);
-  }
-  if (isInputObjectType(nullable)) {
-    const fields = nullable.getFields();
-    const out: Record<string, unknown> = {};
-    for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-      const field = fields[key];
-      out[key] = field ? walk(v, field.type, [...path, key]) : v;
-    }
-    return out;
-  }
-  if (isEnumType(nullable) || nullable === GraphQLBoolean) return value;
-  const at = [...path];
-  return new Slot(({ variables }) => readPath(variables, at));
-}
-
-export interface SlottedVariables {
-  values: Variables;
-  /** Equal signatures compile to the same SQL text with the same slots. */
-  signature: string;
-}
-
-/** The request's variables with bindable leaves as slots, and the signature of the rest. */
-export function slotVariables(variables: Variables, types: ReadonlyMap<string, GraphQLInputType>): SlottedVariables {
-  const values: Variables = {};
-  for (const [name, value] of Object.entries(variables)) {
-    const type = types.get(name);
-    values[name] = type ? walk(value, type, [name]) : value;
-  }
-  return { values, signature: JSON.stringify(values) };
 }
 
 /** A plan's parameters for one request: slots read, arrays of slots read item by item. */

@@ -4,8 +4,7 @@
  * data fields' JSON as the root value.
  */
 import { type DocumentNode, execute, type GraphQLError, type GraphQLSchema } from "graphql";
-import type { Collected } from "../compiler/fields.js";
-import type { Variables } from "../compiler/values.js";
+import type { Variables } from "../plan/values.js";
 import { toHasuraError } from "../validation-errors.js";
 
 export async function answerWithIntrospection(
@@ -13,12 +12,13 @@ export async function answerWithIntrospection(
   document: DocumentNode,
   operationName: string | undefined,
   variables: Variables,
-  fields: Collected[],
+  /** The response keys of the data fields, and their JSON texts. */
+  keys: string[],
   results: string[],
 ): Promise<string> {
   const rootValue: Record<string, unknown> = {};
-  fields.forEach((f, i) => {
-    rootValue[f.responseKey] = JSON.parse(results[i] ?? "null");
+  keys.forEach((key, i) => {
+    rootValue[key] = JSON.parse(results[i] ?? "null");
   });
   const result = await execute({
     schema,

@@ -1,26 +1,21 @@
 /**
  * The mutation executor: every mutation field of a request runs in order in one transaction, so
  * one failure rolls every one back; the request's signal cancels whichever statement runs.
- * Triggers can read the session as Hasura exposes it: current_setting('hasura.user').
+ * Triggers can read the session as Hasura exposes it: current_setting('hasura.user'). The SQL
+ * comes from the compiler; this executor runs it and feeds each statement's rows to the next.
  */
-import { type Database, type Queryable, sql } from "@platform/core";
-import type { GraphQLObjectType } from "graphql";
+import { type Database, type Queryable, type Sql, sql } from "@platform/core";
 import type { CompileContext } from "../compiler/context.js";
-import type { Collected } from "../compiler/fields.js";
-import { runFunctionMutation } from "../compiler/functions.js";
-import { runMutationField } from "../compiler/mutation.js";
-import { fieldNotFound, jsonPath } from "../errors.js";
+import { functionRootJson } from "../compiler/functions.js";
+import { asText, checked, deleteStatement, updateStatement, type WrittenRow, writtenResponse } from "../compiler/mutation.js";
+import { jsonPath } from "../errors.js";
 import { bindingNumbersAsText } from "../json-number.js";
+import type { TableModel } from "../model/types.js";
 import { fromPostgres } from "../pg-errors.js";
-import { fieldInfo, type MutationKind } from "../schema/field-info.js";
+import type { MutationField, MutationOutput, Path, UpdateChanges } from "../plan/types.js";
+import { insertObject } from "./insert.js";
 
-export async function runMutation(
-  db: Database,
-  ctx: CompileContext,
-  root: GraphQLObjectType,
-  fields: Collected[],
-  signal?: AbortSignal,
-): Promise<string> {
+export async function runMutation(db: Database, ctx: CompileContext, fields: MutationField[], signal?: AbortSignal): Promise<string> {
   const parts = await db.transaction(
     async (transaction: Queryable) => {
       const tx = bindingNumbersAsText(transaction);
@@ -28,7 +23,7 @@ export async function runMutation(
         sql`SELECT set_config('hasura.user', ${JSON.stringify({ ...ctx.session.variables, "x-hasura-role": ctx.session.role })}, true)`,
       );
       const out: string[] = [];
-      for (const f of fields) out.push(`${JSON.stringify(f.responseKey)}:${await runField(ctx, tx, root, f)}`);
+      for (const f of fields) out.push(`${JSON.stringify(f.key)}:${await runField(ctx, tx, f)}`);
       return out;
     },
     { signal },
@@ -36,20 +31,76 @@ export async function runMutation(
   return `{"data":{${parts.join(",")}}}`;
 }
 
+/** The JSON text a statement built by `asText` answers (null when it answers no row). */
+async function text(tx: Queryable, statement: Sql | null): Promise<string> {
+  if (!statement) return "null";
+  const { rows } = await tx.query<{ result: string | null }>(statement);
+  return rows[0]?.result ?? "null";
+}
+
 /** One mutation field's JSON: a table mutation, a VOLATILE function, or __typename. */
-async function runField(ctx: CompileContext, tx: Queryable, root: GraphQLObjectType, f: Collected): Promise<string> {
-  if (f.name === "__typename") return JSON.stringify(root.name);
-  const def = root.getFields()[f.name];
-  const info = def ? fieldInfo(def.extensions) : undefined;
-  if (!def || !info || !("table" in info)) throw fieldNotFound(f.name, `${root.name}`, jsonPath(["selectionSet", f.responseKey]));
-  if (info.kind === "function") return runFunctionMutation(ctx, tx, info.fn, f, def);
-  // A database error of an insert points at its objects, as Hasura's does.
-  const path = info.kind.startsWith("insert")
-    ? jsonPath(["selectionSet", f.responseKey, "args", info.kind === "insert" ? "objects" : "object"])
-    : "$";
+async function runField(ctx: CompileContext, tx: Queryable, f: MutationField): Promise<string> {
+  switch (f.kind) {
+    case "typename":
+      return JSON.stringify(f.typeName);
+    case "function":
+      return text(tx, asText(functionRootJson(ctx, f)));
+    case "delete":
+      return atPath("$", () => text(tx, deleteStatement(ctx, f)));
+    case "update":
+      return atPath("$", () => runUpdate(ctx, tx, f.table, f.changes, f.output, f.path));
+    case "update_many":
+      return atPath("$", async () => {
+        const results: string[] = [];
+        for (const changes of f.updates) results.push(await runUpdate(ctx, tx, f.table, changes, f.output, f.path));
+        return `[${results.join(",")}]`;
+      });
+    case "insert": {
+      // A database error of an insert points at its objects, as Hasura's does.
+      const objects = jsonPath([...f.path, "args", f.output.kind === "row" ? "object" : "objects"]);
+      return atPath(objects, async () => {
+        const rows: string[] = [];
+        let affected = 0;
+        for (const object of f.objects) {
+          const inserted = await insertObject(ctx, tx, object);
+          if (inserted.row) rows.push(inserted.row.__row);
+          affected += inserted.affected;
+        }
+        return text(tx, writtenResponse(ctx, f.table, f.output, rows, affected));
+      });
+    }
+  }
+}
+
+/** A table mutation whose database errors are reported at `path`. */
+async function atPath(path: string, run: () => Promise<string>): Promise<string> {
   try {
-    return await runMutationField(ctx, tx, ctx.table(info.table), info.kind as MutationKind, f, def);
+    return await run();
   } catch (error) {
     throw fromPostgres(error, path);
   }
+}
+
+async function runUpdate(
+  ctx: CompileContext,
+  tx: Queryable,
+  table: TableModel,
+  changes: UpdateChanges,
+  output: MutationOutput,
+  path: Path,
+): Promise<string> {
+  const statement = updateStatement(ctx, table, changes, path);
+  const { rows } = statement ? await tx.query<WrittenRow>(statement) : { rows: [] as WrittenRow[] };
+  // Hasura reports a failed update check at the root of the request.
+  checked(rows, "$");
+  return text(
+    tx,
+    writtenResponse(
+      ctx,
+      table,
+      output,
+      rows.map((r) => r.__row),
+      rows.length,
+    ),
+  );
 }

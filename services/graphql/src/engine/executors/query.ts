@@ -5,15 +5,17 @@
  * PostgreSQL and is spliced into the response without being parsed here.
  */
 import { type Compiled, compile, type Database, ident, join, type Sql, sql, statementName } from "@platform/core";
-import type { Collected } from "../compiler/fields.js";
 import { resolveParams, type SlotInput } from "../compiler/slot.js";
 import { type FailedStatement, fromPostgres } from "../pg-errors.js";
+import type { QueryField } from "../plan/types.js";
+
+export type DataField = Exclude<QueryField, { kind: "typename" }>;
 
 /** Root fields selected as columns of their own; more are packed into one array (PostgreSQL's limit is 1,664 columns). */
 const MAX_COLUMNS = 1000;
 
-/** A compiled query: one statement (absent when only __typename is asked) and how its result fills the response. */
-export interface QueryPlan {
+/** A query compiled from its plan: one statement (absent when only __typename is asked) and how its result fills the response. */
+export interface CompiledQuery {
   statement: Compiled | null;
   /** The prepared statement's name (a hash of its text: equal plans share one server-side plan). */
   name: string;
@@ -23,9 +25,9 @@ export interface QueryPlan {
   keys: Array<{ prefix: string; field: number | null; constant: string }>;
 }
 
-/** The plan of a query's root fields, each compiled by `compileField` to an expression of its JSON. */
-export function planQuery(rootType: string, fields: Collected[], compileField: (field: Collected) => Sql): QueryPlan {
-  const data = fields.filter((f) => !f.name.startsWith("__"));
+/** The statement of a query's root fields, each data field compiled by `compileField` to an expression of its JSON. */
+export function compileQuery(fields: QueryField[], compileField: (field: DataField) => Sql): CompiledQuery {
+  const data = fields.filter((f): f is DataField => f.kind !== "typename");
   const values = data.map((f) => sql`(${compileField(f)})::text`);
   const packed = values.length > MAX_COLUMNS;
   const select = packed
@@ -37,9 +39,9 @@ export function planQuery(rootType: string, fields: Collected[], compileField: (
     name: statement ? statementName(statement.text) : "",
     columns: data.map((_, i) => (packed ? i : `f${i}`)),
     keys: fields.map((f) => ({
-      prefix: `${JSON.stringify(f.responseKey)}:`,
-      field: f.name.startsWith("__") ? null : data.indexOf(f),
-      constant: f.name === "__typename" ? JSON.stringify(rootType) : "null",
+      prefix: `${JSON.stringify(f.key)}:`,
+      field: f.kind === "typename" ? null : data.indexOf(f),
+      constant: f.kind === "typename" ? JSON.stringify(f.typeName) : "null",
     })),
   };
 }
@@ -50,7 +52,7 @@ export function statementFailure(error: unknown, signal: AbortSignal | undefined
 }
 
 /** Runs the plan for one request: the JSON text of each data field, in the plan's order. */
-export async function runQueryFields(db: Database, plan: QueryPlan, input: SlotInput, signal?: AbortSignal): Promise<string[]> {
+export async function runQueryFields(db: Database, plan: CompiledQuery, input: SlotInput, signal?: AbortSignal): Promise<string[]> {
   if (!plan.statement) return [];
   const { text } = plan.statement;
   const values = resolveParams(plan.statement.values, input);
@@ -64,7 +66,7 @@ export async function runQueryFields(db: Database, plan: QueryPlan, input: SlotI
 }
 
 /** Runs the plan for one request: the response body. */
-export async function runQuery(db: Database, plan: QueryPlan, input: SlotInput, signal?: AbortSignal): Promise<string> {
+export async function runQuery(db: Database, plan: CompiledQuery, input: SlotInput, signal?: AbortSignal): Promise<string> {
   const results = await runQueryFields(db, plan, input, signal);
   const parts = plan.keys.map((k) => k.prefix + (k.field === null ? k.constant : (results[k.field] ?? "null")));
   return `{"data":{${parts.join(",")}}}`;

@@ -13,9 +13,9 @@ import {
   Kind,
   type ValueNode,
 } from "graphql";
+import { Slot } from "../compiler/slot.js";
 import { JsonNumber, numberFromText } from "../json-number.js";
 import { isArrayColumnList } from "../schema/pg-array.js";
-import { Slot } from "./slot.js";
 
 export type Variables = Record<string, unknown>;
 

@@ -1,0 +1,62 @@
+/** Planning the root fields of query_root and mutation_root. */
+import type { GraphQLObjectType } from "graphql";
+import { fieldNotFound, jsonPath, subscriptionOnlyField } from "../errors.js";
+import type { FunctionModel } from "../model/types.js";
+import type { MutationKind } from "../schema/field-info.js";
+import { definitionOf, objectTypeOf, type PlanContext } from "./context.js";
+import type { Collected } from "./fields.js";
+import { planTableMutation } from "./mutation.js";
+import { planAggregate, planRowFields, planRows } from "./select.js";
+import type { MutationField, Path, QueryField } from "./types.js";
+
+function rootDefinition(ctx: PlanContext, root: GraphQLObjectType, field: Collected, path: Path) {
+  const found = definitionOf(root, field.name);
+  if (!found || !("table" in found.info)) throw fieldNotFound(field.name, root.name, jsonPath(path));
+  return { ...found, table: ctx.table(found.info.table), type: objectTypeOf(found.def), args: ctx.args(field, found.def) };
+}
+
+function functionModel(ctx: PlanContext, key: string): FunctionModel {
+  return ctx.model.functions.get(key) as FunctionModel;
+}
+
+/** One root field of a query. */
+export function planQueryField(ctx: PlanContext, root: GraphQLObjectType, field: Collected): QueryField {
+  const key = field.responseKey;
+  if (field.name === "__typename") return { kind: "typename", key, typeName: root.name };
+  const path = ["selectionSet", key];
+  const { info, table, type, args } = rootDefinition(ctx, root, field, path);
+  const sub = ctx.subFields(field, type);
+  switch (info.kind) {
+    case "select":
+      return { kind: "select", key, rows: planRows(ctx, table, args, sub, type, path) };
+    case "select_by_pk":
+      return { kind: "select_by_pk", key, table, pk: args, fields: planRowFields(ctx, table, sub, type, path), path };
+    case "select_aggregate":
+      return { kind: "select_aggregate", key, aggregate: planAggregate(ctx, table, args, sub, type, path) };
+    case "function":
+      return { kind: "function", key, fn: functionModel(ctx, info.fn), call: args.args, rows: planRows(ctx, table, args, sub, type, path) };
+    case "function_aggregate":
+      return {
+        kind: "function_aggregate",
+        key,
+        fn: functionModel(ctx, info.fn),
+        call: args.args,
+        aggregate: planAggregate(ctx, table, args, sub, type, path),
+      };
+    default:
+      throw subscriptionOnlyField(field.name, jsonPath(path));
+  }
+}
+
+/** One root field of a mutation: a table's insert, update or delete, or a function tracked as a mutation. */
+export function planMutationField(ctx: PlanContext, root: GraphQLObjectType, field: Collected): MutationField {
+  const key = field.responseKey;
+  if (field.name === "__typename") return { kind: "typename", key, typeName: root.name };
+  const path = ["selectionSet", key];
+  const { info, table, type, args } = rootDefinition(ctx, root, field, path);
+  if (info.kind === "function") {
+    const sub = ctx.subFields(field, type);
+    return { kind: "function", key, fn: functionModel(ctx, info.fn), call: args.args, rows: planRows(ctx, table, args, sub, type, path) };
+  }
+  return planTableMutation(ctx, info.kind as MutationKind, table, args, field, type, path);
+}

@@ -1,0 +1,125 @@
+/**
+ * The typed plan of an operation: every selected field resolved against the model into what it
+ * reads or writes (a table's rows, one row by key, an aggregate, a function's rows, a mutation)
+ * with its arguments read and shaped. The planner (plan/) builds it from the document and the
+ * role's GraphQL schema; the compiler (compiler/) turns it into SQL without looking at GraphQL;
+ * the executors run that SQL. New kinds of root fields (actions, remote schemas) and of row
+ * fields (remote relationships) are new node kinds with executors of their own.
+ */
+import type { ComputedFieldModel, FunctionModel, RelationshipModel, TableModel } from "../model/types.js";
+
+/** Where a node is in the request, for error paths (`["selectionSet", "author", "args", ...]`). */
+export type Path = ReadonlyArray<string | number>;
+
+/** A field's arguments as given (unset variables absent), lists shaped by their types; values may be plan slots. */
+export type Args = Record<string, unknown>;
+
+/** `__typename` anywhere: the name of the type it is asked on. */
+export interface TypenameNode {
+  kind: "typename";
+  key: string;
+  typeName: string;
+}
+
+/** The rows of a table (or of a function returning its rows): filtered, ordered and paged by `args`. */
+export interface RowsNode {
+  table: TableModel;
+  args: Args;
+  fields: RowField[];
+  path: Path;
+}
+
+/** The aggregate object of a table's rows (`<table>_aggregate`). */
+export interface AggregateNode {
+  table: TableModel;
+  args: Args;
+  typeName: string;
+  fields: AggregateField[];
+  path: Path;
+}
+
+/** A field of one row's JSON object. */
+export type RowField =
+  | TypenameNode
+  /** A column; `jsonPath` is the `path` argument of json/jsonb columns. */
+  | { kind: "column"; key: string; column: string; jsonPath: unknown; path: Path }
+  | { kind: "object_rel"; key: string; rel: RelationshipModel; target: TableModel; fields: RowField[]; path: Path }
+  | { kind: "array_rel"; key: string; rel: RelationshipModel; rows: RowsNode }
+  | { kind: "array_rel_aggregate"; key: string; rel: RelationshipModel; aggregate: AggregateNode }
+  | { kind: "computed_scalar"; key: string; computed: ComputedFieldModel; args: Args; path: Path }
+  /** A computed field returning rows of a table: `rows` reads the function's result. */
+  | { kind: "computed_table"; key: string; computed: ComputedFieldModel; rows: RowsNode };
+
+/** A field of an aggregate object. */
+export type AggregateField =
+  | TypenameNode
+  | { kind: "nodes"; key: string; fields: RowField[]; path: Path }
+  | { kind: "aggregate"; key: string; typeName: string; fields: AggregateFunctionField[] };
+
+/** A field of `<table>_aggregate_fields`: count, or one aggregate function over columns. */
+export type AggregateFunctionField =
+  | TypenameNode
+  | { kind: "count"; key: string; columns: unknown; distinct: boolean }
+  | {
+      kind: "function";
+      key: string;
+      op: string;
+      typeName: string;
+      columns: Array<TypenameNode | { kind: "column"; key: string; column: string }>;
+    };
+
+/** A root field of query_root. */
+export type QueryField =
+  | TypenameNode
+  | { kind: "select"; key: string; rows: RowsNode }
+  | { kind: "select_by_pk"; key: string; table: TableModel; pk: Args; fields: RowField[]; path: Path }
+  | { kind: "select_aggregate"; key: string; aggregate: AggregateNode }
+  /** A tracked function's rows; `call` is the value of its `args` argument. */
+  | { kind: "function"; key: string; fn: FunctionModel; call: unknown; rows: RowsNode }
+  | { kind: "function_aggregate"; key: string; fn: FunctionModel; call: unknown; aggregate: AggregateNode };
+
+/** The `{affected_rows, returning}` object a mutation answers with. */
+export type MutationResponseField =
+  | TypenameNode
+  | { kind: "affected_rows"; key: string }
+  | { kind: "returning"; key: string; fields: RowField[]; path: Path };
+
+/**
+ * What a mutation answers: the response object, or the one row of `*_one` / `*_by_pk`
+ * (`fields` of that row).
+ */
+export type MutationOutput =
+  | { kind: "response"; fields: MutationResponseField[]; path: Path }
+  | { kind: "row"; fields: RowField[]; path: Path };
+
+/** One object of an insert, with its nested inserts resolved against the table's relationships. */
+export interface InsertObject {
+  table: TableModel;
+  /** Column values by GraphQL field name (relationship keys removed). */
+  columns: Args;
+  /** Object relationships inserted first; their rows give this row's key columns. */
+  parents: Array<{ rel: RelationshipModel; object: InsertObject }>;
+  /** Array (and reverse object) relationships inserted after this row, which gives their key columns. */
+  children: Array<{ rel: RelationshipModel; objects: InsertObject[] }>;
+  onConflict: Args | undefined;
+  /** The object's own path, and that of its `on_conflict` argument. */
+  path: Path;
+  conflictPath: Path;
+}
+
+/** One set of changes of an update: the operators' values and which rows they apply to. */
+export interface UpdateChanges {
+  args: Args;
+  /** The primary key's values (`pk_columns`) of `update_by_pk`, or null for `where`. */
+  pk: Args | null;
+}
+
+/** A root field of mutation_root. */
+export type MutationField =
+  | TypenameNode
+  | { kind: "insert"; key: string; table: TableModel; objects: InsertObject[]; output: MutationOutput; path: Path }
+  | { kind: "update"; key: string; table: TableModel; changes: UpdateChanges; output: MutationOutput; path: Path }
+  | { kind: "update_many"; key: string; table: TableModel; updates: UpdateChanges[]; output: MutationOutput; path: Path }
+  | { kind: "delete"; key: string; table: TableModel; args: Args; pk: Args | null; output: MutationOutput; path: Path }
+  /** A VOLATILE function tracked as a mutation: its rows, read in the mutation's transaction. */
+  | { kind: "function"; key: string; fn: FunctionModel; call: unknown; rows: RowsNode };
