@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Database, ident, list, sql } from "../src/index.js";
+import { type Database, ident, list, openDatabase, sql } from "../src/index.js";
 import { dropSchema, open, type Target, targets, uniqueSchema } from "./targets.js";
 
 describe.each(targets)("database on $name", (target: Target) => {
@@ -138,5 +138,26 @@ describe.each(targets)("database on $name", (target: Target) => {
     const { rows } = await db.query(sql`SELECT x FROM ${ident(schema, "script")} ORDER BY x`);
     expect(rows).toEqual([{ x: 1 }, { x: 2 }, { x: 11 }, { x: 12 }]);
     await expect(db.exec(`SELECT 1; SELECT * FROM "${schema}".missing;`)).rejects.toThrow(/missing/);
+  });
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)("connection lifetime on postgres", () => {
+  it("replaces a pooled connection once its lifetime has passed, with the prepared statements it held", async () => {
+    const db = await openDatabase({ url: process.env.TEST_DATABASE_URL, maxConnections: 1, connectionLifetimeSeconds: 1 });
+    try {
+      const probe = sql`SELECT pg_backend_pid() AS pid, (SELECT count(*)::int FROM pg_prepared_statements) AS prepared`;
+      const first = (await db.query<{ pid: number; prepared: number }>(probe, { prepare: true })).rows[0];
+      expect(first?.prepared).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const later = (
+        await db.query<{ pid: number; prepared: number }>(
+          sql`SELECT pg_backend_pid() AS pid, (SELECT count(*)::int FROM pg_prepared_statements) AS prepared`,
+        )
+      ).rows[0];
+      expect(later?.pid).not.toBe(first?.pid);
+      expect(later?.prepared).toBe(0);
+    } finally {
+      await db.close();
+    }
   });
 });

@@ -67,6 +67,8 @@ function readSettings(env: Env) {
     booleanNullCollapse: boolean("HASURA_GRAPHQL_V1_BOOLEAN_NULL_COLLAPSE", false),
     stringifyNumeric: boolean("HASURA_GRAPHQL_STRINGIFY_NUMERIC_TYPES", false),
     poolSize: integer("HASURA_GRAPHQL_PG_CONNECTIONS", 50, { min: 1 }),
+    // Hasura's default: a connection is replaced after 600 s, which also frees its prepared statements.
+    connectionLifetime: integer("HASURA_GRAPHQL_PG_CONN_LIFETIME", 600, { min: 0 }),
     timeLimit: custom("HASURA_GRAPHQL_TIME_LIMIT", seconds),
     // Who sees `extensions.internal` (the SQL error, the statement) in GraphQL errors, as Hasura decides it.
     devMode: boolean("HASURA_GRAPHQL_DEV_MODE", false),

@@ -40,6 +40,7 @@ async function openConfiguredDatabase(config: GraphqlConfig, logger: Logger): Pr
     url: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir,
     maxConnections: config.poolSize,
+    connectionLifetimeSeconds: config.connectionLifetime,
   });
 }
 

@@ -11,7 +11,7 @@ export type { Database, DatabaseOptions, Queryable, QueryOptions, QueryResult, T
 
 /** Opens a PostgreSQL server when a URL is given, otherwise the embedded PGlite engine. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.url) return openPostgres(options.url, options.maxConnections);
+  if (options.url) return openPostgres(options.url, options.maxConnections, options.connectionLifetimeSeconds);
   // `memory://` is PGlite's in-memory store; anything else is a directory kept across restarts.
   if (options.dataDir && !options.dataDir.startsWith("memory://")) mkdirSync(options.dataDir, { recursive: true });
   return openPglite(options.dataDir);

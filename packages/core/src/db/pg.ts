@@ -90,10 +90,11 @@ function transactionQueryable(checkout: Checkout, signal: AbortSignal | undefine
   };
 }
 
-export function openPostgres(url: string, maxConnections = 10): Database {
+export function openPostgres(url: string, maxConnections = 10, connectionLifetimeSeconds = 0): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: maxConnections,
+    maxLifetimeSeconds: connectionLifetimeSeconds,
     types,
     // Before the connection's first statement. A server before 14 does not know the setting
     // (42704 undefined_object): it then runs without the check, which is fine. Any other failure

@@ -54,4 +54,9 @@ export interface DatabaseOptions {
   dataDir?: string | undefined;
   /** pg pool size. */
   maxConnections?: number | undefined;
+  /**
+   * Seconds after which a pooled connection is closed once idle and replaced (0: never), so what
+   * the server keeps per session (prepared statements, caches) does not grow without end.
+   */
+  connectionLifetimeSeconds?: number | undefined;
 }

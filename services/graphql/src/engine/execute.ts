@@ -30,7 +30,6 @@ import {
   ValuesOfCorrectTypeRule,
   validate,
 } from "graphql";
-
 import { HasuraValuesRule, type VariableUsage } from "./coercion-rule.js";
 import { CompileContext } from "./compiler/context.js";
 import { compileRootField } from "./compiler/root.js";
@@ -47,6 +46,7 @@ import {
 import { answerWithIntrospection } from "./executors/introspection.js";
 import { runMutation } from "./executors/mutation.js";
 import { type CompiledQuery, compileQuery, runQuery, runQueryFields } from "./executors/query.js";
+import { Lru } from "./lru.js";
 import type { Model } from "./model/types.js";
 import { fromPostgres } from "./pg-errors.js";
 import { PlanContext } from "./plan/context.js";
@@ -114,23 +114,6 @@ export interface ExecuteOptions {
   requestId?: string | undefined;
 }
 
-class Lru<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly size: number) {}
-  get(key: string): V | undefined {
-    const value = this.map.get(key);
-    if (value !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, value);
-    }
-    return value;
-  }
-  set(key: string, value: V): void {
-    if (this.map.size >= this.size) this.map.delete(this.map.keys().next().value as string);
-    this.map.set(key, value);
-  }
-}
-
 function fragmentsOf(document: DocumentNode): Fragments {
   const fragments: Fragments = {};
   for (const def of document.definitions)
@@ -162,11 +145,13 @@ export function errorBody(error: HasuraError, internal = false): string {
 
 export class Engine {
   private readonly schemas = new Map<string, GraphQLSchema>();
-  private readonly documents = new Lru<DocumentNode | HasuraError>(4000);
-  private readonly validated = new Lru<HasuraError | true>(4000);
+  // Budgets in characters of query text (a parsed document takes some bytes per character), and
+  // of statement text: an application's operations are a few kilobytes; far larger ones run uncached.
+  private readonly documents = new Lru<DocumentNode | HasuraError>(4000, 1_000_000, 32_000);
+  private readonly validated = new Lru<HasuraError | true>(4000, 1_000_000, 32_000);
   /** Where each operation uses its variables, per (role, query, operation name). */
-  private readonly usages = new Lru<VariableUsage[]>(4000);
-  private readonly compiled = new Lru<CompiledQuery>(2000);
+  private readonly usages = new Lru<VariableUsage[]>(4000, 1_000_000, 32_000);
+  private readonly compiled = new Lru<CompiledQuery>(2000, 4_000_000, 128_000);
 
   constructor(
     private readonly db: Database,
@@ -225,7 +210,8 @@ export class Engine {
     let doc = this.documents.get(query);
     if (!doc) {
       try {
-        doc = parse(query);
+        // No locations: they would keep every token of the text alive with the cached document.
+        doc = parse(query, { noLocation: true });
       } catch (error) {
         // graphql-js's parser recurses: a document nested hundreds deep overflows the stack.
         doc =
@@ -312,7 +298,9 @@ export class Engine {
         fields.map((f) => planQueryField(planning, root, f)),
         (f) => compileRootField(ctx, f),
       );
-      this.compiled.set(planKey, compiled);
+      const size = (compiled.statement?.text.length ?? 0) + 64 * (compiled.statement?.values.length ?? 0);
+      // A statement too large to keep runs once, unnamed: neither pg's client nor the server keeps it prepared.
+      if (!this.compiled.set(planKey, compiled, size)) compiled = { ...compiled, name: "" };
     }
     return runQuery(this.db, compiled, input, options.signal);
   }
