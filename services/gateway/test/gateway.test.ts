@@ -187,7 +187,12 @@ describe("every route", () => {
     const seen = last(catalog);
     expect(seen?.headers["x-request-id"]).toBe("req-123");
     expect(seen?.headers["x-forwarded-for"]).toBe("127.0.0.1");
+    expect(seen?.headers["x-real-ip"]).toBe("127.0.0.1");
     expect(seen?.headers["x-forwarded-proto"]).toBe("http");
+    // A client cannot choose the address the services see: X-Real-IP is the gateway's peer.
+    await fetch(`${base}/catalog/healthz`, { headers: { "x-real-ip": "10.9.9.9", "x-forwarded-for": "10.8.8.8" } });
+    expect(last(catalog)?.headers["x-real-ip"]).toBe("127.0.0.1");
+    expect(last(catalog)?.headers["x-forwarded-for"]).toBe("10.8.8.8, 127.0.0.1");
     expect(seen?.headers["x-forwarded-host"]).toBe(new URL(base).host);
     await fetch(`${base}/catalog/healthz`);
     expect(last(catalog)?.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);

@@ -5,6 +5,7 @@
  * than PostgreSQL's 1,664 columns are packed into one array column, and values nested past what
  * the engine's walks recurse through are refused before anything walks them.
  */
+import type { Database, QueryOptions } from "@platform/core";
 import { describe, expect, it } from "vitest";
 import type { Metadata } from "../src/engine/metadata/types.js";
 import { testBackends } from "./support/db.js";
@@ -56,5 +57,54 @@ describe.each(testBackends)("%s", (backend) => {
     let fine: unknown = { id: { _eq: 1 } };
     for (let i = 0; i < 300; i++) fine = { _and: [fine] };
     expect(await run(`query ($w: t_bool_exp) { t(where: $w) { id } }`, { w: fine })).toEqual({ data: { t: [{ id: 1 }] } });
+  });
+
+  it("takes regular expressions of any size on PostgreSQL; on PGlite refuses those past 4,096 characters, which would hang it", async () => {
+    const query = `query ($p: String!) { t(where: {name: {_iregex: $p}}, order_by: {id: asc}) { id } }`;
+    expect(await run(query, { p: `^(${"x".repeat(4_090)}|a)$` })).toEqual({ data: { t: [{ id: 1 }] } });
+    const long = `^(${"x".repeat(6_000)}|a)$`;
+    if (backend === "postgres") {
+      expect(await run(query, { p: long })).toEqual({ data: { t: [{ id: 1 }] } });
+      return;
+    }
+    const refused = {
+      errors: [
+        {
+          message:
+            "regular expression patterns longer than 4096 characters are not served on the embedded database (PGlite); use PostgreSQL",
+          extensions: { path: "$", code: "validation-failed" },
+        },
+      ],
+    };
+    expect(await run(query, { p: long })).toEqual(refused);
+    expect(await run(`{ t(where: {name: {_nsimilar: "${"y".repeat(5_000)}"}}) { id } }`)).toEqual({
+      errors: [{ ...refused.errors[0], extensions: { path: "$.selectionSet.t.args.where", code: "validation-failed" } }],
+    });
+    // The database is still there.
+    expect(await run("{ t(order_by: {id: asc}) { id } }")).toEqual({ data: BOTH });
+  });
+});
+
+describe("a statement that answers no row", () => {
+  // Fault injection over the real database: the answer of a statement whose error the database
+  // lost (PGlite does so for a regex overflowing its compiler) is dropped on the way back.
+  const suite = useTestEngine("pglite", {
+    schema: SCHEMA,
+    metadata,
+    database: (db): Database => ({
+      ...db,
+      query: (async (statement: Parameters<Database["query"]>[0], options?: QueryOptions) => {
+        const result = await db.query(statement, options);
+        return JSON.stringify(result.rows).includes("lost") ? { rows: [], rowCount: 0 } : result;
+      }) as Database["query"],
+    }),
+  });
+
+  it("is an unexpected error, not null for every field", async () => {
+    await suite.db.query({ text: "UPDATE t SET name = 'lost' WHERE id = 2", values: [] });
+    const body = JSON.parse(await suite.engine.execute({ query: "{ t(order_by: {id: asc}) { name } }" }, ADMIN));
+    expect(body.data).toBeUndefined();
+    expect(body.errors[0].extensions.code).toBe("unexpected");
+    expect(body.errors[0].extensions.internal.error.message).toBe("the database answered no row to a statement that always answers one");
   });
 });

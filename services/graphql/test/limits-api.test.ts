@@ -321,6 +321,22 @@ describe.each(testBackends)("API limits on /v1/graphql (%s)", (backend) => {
       expect((await from("10.0.0.1")).json()).toEqual({ data: { users: [{ id: 1 }] } });
       expect((await from("10.0.0.1")).json()).toEqual(limitError("rate", 1));
       expect((await from("10.0.0.2")).json()).toEqual({ data: { users: [{ id: 1 }] } });
+      // Behind a proxy (the platform's gateway), Hasura's rule: X-Real-IP, else X-Forwarded-For, names the client.
+      const behindProxy = (headers: Record<string, string>) =>
+        service.app.inject({
+          method: "POST",
+          url: "/v1/graphql",
+          payload: query,
+          headers: { ...editor, ...headers },
+          remoteAddress: "10.0.0.9",
+        });
+      expect((await behindProxy({ "x-real-ip": "192.0.2.1" })).json()).toEqual({ data: { users: [{ id: 1 }] } });
+      expect((await behindProxy({ "x-real-ip": "192.0.2.1", "x-forwarded-for": "198.51.100.7" })).json()).toEqual(limitError("rate", 1));
+      expect((await behindProxy({ "x-real-ip": "192.0.2.2" })).json()).toEqual({ data: { users: [{ id: 1 }] } });
+      expect((await behindProxy({ "x-forwarded-for": "198.51.100.7, 10.0.0.9" })).json()).toEqual({ data: { users: [{ id: 1 }] } });
+      expect((await behindProxy({ "x-forwarded-for": "198.51.100.7, 10.0.0.9" })).json()).toEqual(limitError("rate", 1));
+      // The proxy's own address is not a shared key any more: nothing above counted against 10.0.0.9.
+      expect((await from("10.0.0.9")).json()).toEqual({ data: { users: [{ id: 1 }] } });
     } finally {
       await removeLimits();
     }

@@ -58,6 +58,9 @@ function registerRoute(app: FastifyInstance, route: ProxyRoute, upstream: string
         const out: IncomingHttpHeaders = {
           ...headers,
           "x-forwarded-for": forwardedFor(request),
+          // The peer as this gateway saw it, replacing whatever a client sent: the GraphQL engine
+          // keys its per-IP rate limits on it, as Hasura reads X-Real-IP first.
+          "x-real-ip": request.ip,
           "x-forwarded-proto": request.protocol,
           "x-forwarded-host": request.headers.host,
           "x-request-id": request.id,

@@ -31,10 +31,11 @@ import {
   validate,
 } from "graphql";
 import { HasuraValuesRule, type VariableUsage } from "./coercion-rule.js";
-import { CompileContext } from "./compiler/context.js";
+import { CompileContext, type CompileOptions } from "./compiler/context.js";
 import { compileRootField } from "./compiler/root.js";
 import {
   HasuraError,
+  introspectionDisabled,
   noMutations,
   operationNotFound,
   persistedQueriesNotEnabled,
@@ -78,6 +79,9 @@ const RULES = specifiedRules.flatMap((rule) => {
   const replacement = REPLACED.get(rule);
   return replacement === undefined ? [rule] : replacement === null ? [] : [replacement];
 });
+
+/** PGlite's regex compiler overflows inside WebAssembly at some 15,000 characters (errors/limits.ts patternTooLong). */
+const PGLITE_MAX_PATTERN = 4096;
 
 export interface GraphQLRequest {
   query?: unknown;
@@ -153,11 +157,16 @@ export class Engine {
   private readonly usages = new Lru<VariableUsage[]>(4000, 1_000_000, 32_000);
   private readonly compiled = new Lru<CompiledQuery>(2000, 4_000_000, 128_000);
 
+  /** What the compiler is told: the engine's options, and what this database can compile safely. */
+  private readonly compileOptions: CompileOptions;
+
   constructor(
     private readonly db: Database,
     private readonly model: Model,
     private readonly options: EngineOptions,
-  ) {}
+  ) {
+    this.compileOptions = { ...options, maxPatternLength: db.kind === "pglite" ? PGLITE_MAX_PATTERN : undefined };
+  }
 
   /** The role's schema; backend_only mutations appear only for admin-secret requests that ask for them. */
   schemaFor(role: string, backendOnly = false): GraphQLSchema {
@@ -262,7 +271,7 @@ export class Engine {
       const fields = collectFields([operation.selectionSet], root.name, fragments, variables).map((f) =>
         planMutationField(planning, root, f),
       );
-      return runMutation(this.db, new CompileContext(this.model, session, this.options), fields, options.signal);
+      return runMutation(this.db, new CompileContext(this.model, session, this.compileOptions), fields, options.signal);
     }
     const input = { variables, session };
     const slotted = slotVariables(variables, variableTypes(schema, operation));
@@ -272,10 +281,11 @@ export class Engine {
       const root = schema.getQueryType() as GraphQLObjectType;
       const fields = collectFields([operation.selectionSet], root.name, fragments, slotted.values);
       if (fields.some((f) => f.name === "__schema" || f.name === "__type")) {
+        if (this.model.introspectionDisabled.has(session.role)) throw introspectionDisabled(session.role);
         // Introspection answers from graphql-js; its data fields run as one statement of their own.
         const planning = new PlanContext(this.model, variables, fragments);
         const data = fields.filter((f) => !f.name.startsWith("__")).map((f) => planQueryField(planning, root, f));
-        const ctx = new CompileContext(this.model, session, this.options);
+        const ctx = new CompileContext(this.model, session, this.compileOptions);
         const results = await runQueryFields(
           this.db,
           compileQuery(data, (f) => compileRootField(ctx, f)),
@@ -293,7 +303,7 @@ export class Engine {
       }
       // Planned and compiled with slots for the variables' values: the statement serves every request of this shape.
       const planning = new PlanContext(this.model, slotted.values, fragments);
-      const ctx = new CompileContext(this.model, session, this.options, true);
+      const ctx = new CompileContext(this.model, session, this.compileOptions, true);
       compiled = compileQuery(
         fields.map((f) => planQueryField(planning, root, f)),
         (f) => compileRootField(ctx, f),

@@ -4,7 +4,7 @@
  * variables, legacy `$`-prefixed operators and column comparisons are allowed).
  */
 import { and, ident, join, type Sql, sql, trusted } from "@platform/core";
-import { fieldNotFound, noSuchColumn, nullComparison } from "../errors.js";
+import { fieldNotFound, noSuchColumn, nullComparison, patternTooLong } from "../errors.js";
 import { JsonNumber, jsonText, toParam } from "../json-number.js";
 import type { ColumnModel, RelationshipModel, TableModel } from "../model/types.js";
 import { asList } from "../plan/values.js";
@@ -226,10 +226,24 @@ function columnExp(
       const otherColumn = otherTable.columnByName.get(other) ?? otherTable.columnByField.get(other);
       if (!otherColumn) throw noSuchColumn(other);
       parts.push(sql`${target}${op(COLUMN_COMPARE[key] as string)}${ident(otherAlias, otherColumn.name)}`);
-    } else if (key in SIMPLE) parts.push(sql`${target}${op(SIMPLE[key] as string)}${operand(ctx, column, operandValue, source)}`);
-    else throw fieldNotFound(rawKey, `${column.scalar}${column.elementType ? "_array" : ""}_comparison_exp`);
+    } else if (key in SIMPLE) {
+      const value = PATTERN_OPERATORS.has(key) ? boundedPattern(ctx, operandValue) : operandValue;
+      parts.push(sql`${target}${op(SIMPLE[key] as string)}${operand(ctx, column, value, source)}`);
+    } else throw fieldNotFound(rawKey, `${column.scalar}${column.elementType ? "_array" : ""}_comparison_exp`);
   }
   return and(parts);
+}
+
+const PATTERN_OPERATORS = new Set(["_regex", "_nregex", "_iregex", "_niregex", "_similar", "_nsimilar"]);
+
+/** A regular expression's pattern, refused when longer than the database can compile safely. */
+function boundedPattern(ctx: CompileContext, value: unknown): unknown {
+  const limit = ctx.options.maxPatternLength;
+  if (limit === undefined) return value;
+  return mapValue(value, (v) => {
+    if (typeof v === "string" && v.length > limit) throw patternTooLong(limit);
+    return v;
+  });
 }
 
 /** `_cast: {String: {...}}` on jsonb: the column's text compared with String's operators. */

@@ -6,13 +6,20 @@ import type { Model, TableModel } from "../model/types.js";
 import type { Session } from "../session.js";
 import { sessionSlot } from "./slot.js";
 
+export interface CompileOptions {
+  booleanNullCollapse: boolean;
+  stringifyNumeric?: boolean;
+  /** The longest pattern `_regex`, `_iregex`, `_similar` and their negations take (PGlite: patternTooLong). */
+  maxPatternLength?: number | undefined;
+}
+
 export class CompileContext {
   private aliases = 0;
 
   constructor(
     readonly model: Model,
     readonly session: Session,
-    readonly options: { booleanNullCollapse: boolean; stringifyNumeric?: boolean },
+    readonly options: CompileOptions,
     /** True when compiling a reusable plan: session variables become slots read when it runs. */
     readonly planning = false,
   ) {}

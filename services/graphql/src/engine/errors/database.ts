@@ -21,6 +21,19 @@ export function databaseQueryError(path: string, failure: Failure): HasuraError 
   return new HasuraError("unexpected", "database query error", path, 500, failure);
 }
 
+/**
+ * A query's statement always answers one row; none means the database lost an error it should
+ * have raised (PGlite does so for a regular expression too complex to compile, which PostgreSQL
+ * refuses with 2201B). Answering null for every field would hide the fault.
+ */
+export function noResultRow(statement: { text: string; values: unknown[] }): HasuraError {
+  const error = { message: "the database answered no row to a statement that always answers one" };
+  return databaseQueryError("$", {
+    cause: new Error(error.message),
+    internal: { error, statement: statement.text, arguments: statement.values },
+  });
+}
+
 /** Something thrown that is not a PostgreSQL error: a fault of the engine, its message only in `internal`. */
 export function unexpectedError(path: string, cause: unknown): HasuraError {
   const message = cause instanceof Error ? cause.message : typeof cause === "object" ? JSON.stringify(cause) : String(cause);

@@ -25,3 +25,16 @@ export function nodeLimitExceeded(limit: number): HasuraError {
 export function timeLimitExceeded(seconds: number, fromApiLimit: boolean): HasuraError {
   return new HasuraError(fromApiLimit ? "time-limit-exceeded" : "tenant-time-limit-exceeded", `time limit of ${seconds}s exceeded`, "$");
 }
+
+/**
+ * On PGlite, a regular expression of some 15,000 characters overflows PostgreSQL's regex compiler
+ * inside WebAssembly: the statement answers nothing and the embedded database hangs from then on.
+ * Such patterns are refused there (PostgreSQL serves them, within the time limit).
+ */
+export function patternTooLong(limit: number): HasuraError {
+  return new HasuraError(
+    "validation-failed",
+    `regular expression patterns longer than ${limit} characters are not served on the embedded database (PGlite); use PostgreSQL`,
+    "$",
+  );
+}

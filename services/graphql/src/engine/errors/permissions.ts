@@ -28,3 +28,8 @@ export function permissionCheckFailed(path: string): HasuraError {
 export function adminOnly(): HasuraError {
   return new HasuraError("access-denied", "restricted access : admin only", "$", 400);
 }
+
+/** A role listed in graphql_schema_introspection.disabled_for_roles asked for `__schema` or `__type`. */
+export function introspectionDisabled(role: string): HasuraError {
+  return new HasuraError("not-supported", `introspection is disabled for role: ${JSON.stringify(role)}`, "$");
+}

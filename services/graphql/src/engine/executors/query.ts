@@ -6,6 +6,7 @@
  */
 import { type Compiled, compile, type Database, ident, join, type Sql, sql, statementName } from "@platform/core";
 import { resolveParams, type SlotInput } from "../compiler/slot.js";
+import { noResultRow } from "../errors.js";
 import { type FailedStatement, fromPostgres } from "../pg-errors.js";
 import type { QueryField } from "../plan/types.js";
 
@@ -60,7 +61,8 @@ export async function runQueryFields(db: Database, plan: CompiledQuery, input: S
   const { rows } = await db.query<Record<string, unknown>>({ text, values }, { name: plan.name, signal }).catch((error: unknown) => {
     throw statementFailure(error, signal, { text, values, prepared: true });
   });
-  const first = rows[0] ?? {};
+  const first = rows[0];
+  if (!first) throw noResultRow({ text, values });
   const row = (Array.isArray(first.f) ? first.f : first) as Record<string | number, string | null>;
   return plan.columns.map((column) => row[column] ?? "null");
 }

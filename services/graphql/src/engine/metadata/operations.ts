@@ -11,6 +11,7 @@ import type { CatalogView } from "./catalog-view.js";
 import { dropInconsistent, findInconsistencies } from "./consistency.js";
 import { ARGS, type Operation, type OperationResult, success } from "./edit.js";
 import { createFunctionPermission, dropFunctionPermission, setFunctionCustomization } from "./function-ops.js";
+import { setIntrospectionOptions } from "./introspection-options.js";
 import { normalizeMetadata } from "./normalize.js";
 import { permissionOperations, setPermissionComment } from "./permissions.js";
 import {
@@ -126,6 +127,7 @@ const GLOBAL_OPERATIONS: Record<string, OperationSpec> = {
   },
   ...UNSERVED_GLOBAL_OPERATIONS,
   set_api_limits: { run: setApiLimits, modifies: true },
+  set_graphql_schema_introspection_options: { run: setIntrospectionOptions, modifies: true },
   remove_api_limits: { run: removeApiLimits, modifies: true },
 };
 

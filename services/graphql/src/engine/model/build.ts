@@ -3,7 +3,9 @@
  * relationships that metadata names but the database lacks are left out (Hasura reports them
  * as inconsistent objects) instead of failing the whole schema.
  */
+
 import { type PgCatalog, type PgColumn, type PgTable, tableKey } from "../catalog/types.js";
+import { introspectionDisabledRoles } from "../metadata/introspection-options.js";
 import type {
   ArrayRelationship,
   FunctionMetadata,
@@ -103,7 +105,7 @@ export function buildModel(metadata: Metadata, catalog: PgCatalog, sourceName = 
   for (const meta of tracked)
     buildComputedFields(meta, tables.get(tableKey(meta.table.schema, meta.table.name)) as TableModel, tables, catalog);
   const functions = buildTrackedFunctions((source?.functions ?? []) as FunctionMetadata[], tables, catalog);
-  return { tables, functions, roles };
+  return { tables, functions, roles, introspectionDisabled: introspectionDisabledRoles(metadata) };
 }
 
 /** The element type of a true array column (`text` for `_text`); vector types such as int2vector stay scalars. */

@@ -126,4 +126,6 @@ export interface Model {
   functions: Map<string, FunctionModel>;
   /** Every role named by a permission. */
   roles: Set<string>;
+  /** Roles whose `__schema` / `__type` queries are refused (metadata's graphql_schema_introspection). */
+  introspectionDisabled: Set<string>;
 }
