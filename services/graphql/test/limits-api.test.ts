@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { RequestGuard } from "../src/engine/limits/guard.js";
 import { operationSize } from "../src/engine/limits/operation-size.js";
+import { RateCounter } from "../src/engine/limits/rate-counter.js";
 import { parseApiLimits } from "../src/engine/metadata/api-limits.js";
 import { loadMetadataDir } from "../src/engine/metadata/load-dir.js";
 import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
@@ -67,6 +68,60 @@ describe("operationSize counts as Hasura's docs do", () => {
     expect(Date.now() - start).toBeLessThan(200);
     expect(measured.depth).toBe(32);
     expect(measured.nodes).toBe(1 + (2 ** 31 - 2) + 2 ** 30);
+  });
+});
+
+describe("rate counter: the last sixty seconds, as Hasura's sliding window", () => {
+  const run = async (counter: RateCounter, clock: { now: number }) => {
+    clock.now = Date.UTC(2026, 0, 1, 12, 0, 30); // 30 s into a minute
+    for (let i = 1; i <= 10; i++) expect(await counter.count("k")).toBe(i);
+    clock.now += 45_000; // 15 s into the next minute: 45 s of the previous one still count (10 × 0.75)
+    expect(await counter.count("k")).toBe(7.5 + 1);
+    clock.now += 30_000; // 45 s into it: a quarter of the previous minute (10 × 0.25), and 2 of this one
+    expect(await counter.count("k")).toBe(2.5 + 2);
+    clock.now += 60_000; // a minute on: the last one held 2 requests, a quarter of which still counts
+    expect(await counter.count("k")).toBe(0.5 + 1);
+    // Where a fixed window would have let 10 more through at once, the sliding one refuses them.
+    clock.now = Date.UTC(2026, 0, 1, 13, 0, 55);
+    for (let i = 1; i <= 10; i++) await counter.count("burst");
+    clock.now += 10_000;
+    expect(await counter.count("burst")).toBeCloseTo(10 * (55 / 60) + 1, 9);
+  };
+
+  it("in memory", async () => {
+    const clock = { now: 0 };
+    await run(new RateCounter({ now: () => clock.now }), clock);
+  });
+
+  it("in Redis, shared by every instance", async (context) => {
+    const redis = new Redis(REDIS_URL, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+    try {
+      if (
+        !(await redis.connect().then(
+          () => true,
+          () => false,
+        ))
+      ) {
+        console.warn(`limits-api: Redis at ${REDIS_URL} is unreachable, the shared sliding window case is skipped`);
+        context.skip();
+      }
+      const clock = { now: 0 };
+      const keyPrefix = `test:sliding:${randomBytes(4).toString("hex")}`;
+      const one = new RateCounter({ redis, keyPrefix, now: () => clock.now });
+      const other = new RateCounter({ redis, keyPrefix, now: () => clock.now });
+      clock.now = Date.UTC(2026, 0, 1, 12, 0, 30);
+      for (let i = 0; i < 5; i++) await one.count("k");
+      expect(await other.count("k")).toBe(6);
+      clock.now += 45_000;
+      expect(await one.count("k")).toBe(6 * 0.75 + 1);
+    } finally {
+      redis.disconnect();
+    }
   });
 });
 

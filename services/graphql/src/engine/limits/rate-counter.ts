@@ -5,10 +5,13 @@
  * its own memory counters rather than refusing or letting everything through.
  *
  * One counter serves every limit: it never refuses by itself and reports how many requests the
- * key made in its window, which the caller compares with the role's `max_reqs_per_min` (so a
- * limit changed in metadata applies at once, without new counters). Windows are fixed minutes
- * starting at a key's first request; Hasura describes its window as sliding, which lets a client
- * burst at most twice the limit across a window boundary here.
+ * key made in the last minute, which the caller compares with the role's `max_reqs_per_min` (so
+ * a limit changed in metadata applies at once, without new counters). The minute slides, as
+ * Hasura describes its rate limit ("the rate of that client starting from the current time to
+ * last one minute", https://hasura.io/docs/2.0/security/api-limits/): requests are counted in
+ * clock-minute buckets, and the previous bucket's count is weighted by the part of it that is
+ * still within the last sixty seconds (the sliding-window counter; it assumes the previous
+ * minute's requests were spread evenly over it).
  */
 import { connectRateLimitRedis, createRateLimiter, type Logger } from "@platform/core";
 import type { Redis } from "ioredis";
@@ -21,20 +24,28 @@ const UNBOUNDED = 2 ** 31 - 1;
 
 export class RateCounter {
   private readonly limiter: RateLimiterAbstract;
+  private readonly now: () => number;
 
-  constructor(options: { redis?: Redis | undefined; keyPrefix?: string } = {}) {
+  constructor(options: { redis?: Redis | undefined; keyPrefix?: string; now?: () => number } = {}) {
+    // Buckets live two windows: the previous minute's is still read during the current one.
     this.limiter = createRateLimiter({
       points: UNBOUNDED,
-      duration: WINDOW_SECONDS,
+      duration: 2 * WINDOW_SECONDS,
       keyPrefix: options.keyPrefix ?? "graphql:api_limits",
       redis: options.redis,
     });
+    this.now = options.now ?? Date.now;
   }
 
-  /** Counts one request of `key`; returns how many it made in its current window, this one included. */
+  /** Counts one request of `key`; returns how many it made in the last minute, this one included (an estimate, not a whole number). */
   async count(key: string): Promise<number> {
-    const result = await this.limiter.consume(key);
-    return result.consumedPoints;
+    const windowMs = WINDOW_SECONDS * 1000;
+    const now = this.now();
+    const bucket = Math.floor(now / windowMs);
+    const [current, previous] = await Promise.all([this.limiter.consume(`${key}:${bucket}`), this.limiter.get(`${key}:${bucket - 1}`)]);
+    const stillInWindow = 1 - (now - bucket * windowMs) / windowMs;
+    // Not rounded: just past a minute's end, the requests of a moment ago still count (almost) whole.
+    return current.consumedPoints + (previous?.consumedPoints ?? 0) * stillInWindow;
   }
 }
 
