@@ -206,7 +206,7 @@ describe("a metadata directory with unserved metadata", () => {
     let database: TestDatabase;
     beforeAll(async () => {
       database = await openTestDatabase(backend);
-      await database.db.exec("CREATE TABLE article (id serial PRIMARY KEY, title text NOT NULL);");
+      await database.db.exec("CREATE TABLE article (id serial PRIMARY KEY, title text NOT NULL, author_id int);");
     });
     afterAll(async () => database?.dispose());
 

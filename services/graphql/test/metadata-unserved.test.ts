@@ -298,6 +298,146 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
       await call({ type: "set_custom_types", args: {} });
       expect(await exported()).not.toHaveProperty("custom_types");
     });
+
+    it("set_custom_types refuses what Hasura's schema cache refuses, with its reasons", async () => {
+      const refused = async (args: unknown) => {
+        const body = { type: "set_custom_types", args };
+        const error = await call(body).then(
+          () => {
+            throw new Error("request did not fail");
+          },
+          (e: unknown) => e,
+        );
+        if (!(error instanceof HasuraError)) throw error;
+        expect({ code: error.hasuraCode, path: error.path, status: error.status }).toEqual({
+          code: "invalid-configuration",
+          path: "$.args",
+          status: 400,
+        });
+        expect(error.details).toEqual([
+          { definition: args, reason: error.message, name: "custom_types custom_types", type: "custom_types" },
+        ]);
+        return error.message.replace(/^Inconsistent object: validation for the given custom types failed /, "");
+      };
+      // Hasura's own case (queries/actions/custom-types/reuse_unknown_pgscalar.yaml), Postgres scalars allowed.
+      expect(
+        await refused({
+          objects: [
+            {
+              name: "User",
+              fields: [
+                { name: "user_id", type: "uuid!" },
+                { name: "unknown_pgtype", type: "unknown_type" },
+              ],
+            },
+          ],
+          input_objects: [
+            {
+              name: "UserInput",
+              fields: [
+                { name: "name", type: "String!" },
+                { name: "id", type: "uuid!" },
+              ],
+            },
+          ],
+        }),
+      ).toBe('because the type "unknown_type" for field "unknown_pgtype" in  object type "User" does not exist');
+      expect(
+        await refused({
+          input_objects: [{ name: "In", fields: [{ name: "o", type: "[Out]" }] }],
+          objects: [{ name: "Out", fields: [{ name: "id", type: "Int" }] }],
+        }),
+      ).toBe('because the type "Out" for field "o" in  input object type "In" does not exist');
+      // Collected problems are listed; a refusing one ends the list.
+      expect(
+        await refused({
+          scalars: [{ name: "Dup" }],
+          enums: [{ name: "Dup", values: [{ value: "A" }, { value: "A" }] }],
+          objects: [
+            {
+              name: "O",
+              fields: [
+                { name: "a", type: "Int" },
+                { name: "a", type: "Int", arguments: [] },
+              ],
+            },
+            {
+              name: "P",
+              fields: [{ name: "ids", type: "[Int]" }],
+              relationships: [{ name: "author", type: "object", remote_table: "author", field_mapping: { ids: "id", nope: "id" } }],
+            },
+            {
+              name: "Q",
+              fields: [{ name: "id", type: "Int" }],
+              relationships: [{ name: "x", type: "object", remote_table: "author", field_mapping: { id: "no_such_column" } }],
+            },
+          ],
+        }),
+      ).toBe(
+        [
+          "for the following reasons:",
+          '  • duplicate type names: "Dup"',
+          '  • the enum type "Dup" has duplicate values: "A"',
+          '  • the object "O" has duplicate fields: "a"',
+          '  • the object "O" can\'t have arguments',
+          '  • the type of the field "ids" for relationship "author" in object type "P" is a list type',
+          '  • the field "nope" for relationship "author" in object type "P" does not exist',
+          '  • the column "no_such_column" of remote table "author" for relationship "x" of object type "Q" does not exist',
+          "",
+        ].join("\n"),
+      );
+      expect(
+        await refused({
+          objects: [
+            {
+              name: "O",
+              fields: [{ name: "id", type: "Int" }],
+              relationships: [{ name: "r", type: "object", remote_table: "untracked", field_mapping: { id: "id" } }],
+            },
+          ],
+        }),
+      ).toBe('because the remote table "untracked" for relationship "r" of object type "O" does not exist');
+      // Valid ones (Postgres scalars, enums, inputs, relationships to tracked tables) are kept.
+      const valid = {
+        scalars: [{ name: "Date" }],
+        enums: [{ name: "Mood", values: [{ value: "HAPPY" }, { value: "SAD" }] }],
+        input_objects: [
+          {
+            name: "UserIn",
+            fields: [
+              { name: "id", type: "uuid!" },
+              { name: "mood", type: "Mood" },
+              { name: "on", type: "Date" },
+            ],
+          },
+        ],
+        objects: [
+          {
+            name: "UserOut",
+            fields: [
+              { name: "id", type: "Int!" },
+              { name: "tags", type: "[String!]" },
+            ],
+            relationships: [{ name: "author", type: "object", remote_table: "author", field_mapping: { id: "id" } }],
+          },
+        ],
+      };
+      await call({ type: "set_custom_types", args: valid });
+      expect((await exported()).custom_types).toEqual(valid);
+      expect(await exported()).not.toHaveProperty("custom_types.objects.0.arguments");
+      // Loaded another way (replace_metadata, a metadata directory), invalid ones are reported with the reason.
+      const broken = { objects: [{ name: "User", fields: [{ name: "x", type: "Nope" }] }] };
+      await call({ type: "replace_metadata", args: { ...(await exported()), custom_types: broken } });
+      expect((await inconsistent()).inconsistent_objects).toEqual([
+        {
+          definition: broken,
+          name: "custom_types custom_types",
+          reason:
+            'Inconsistent object: validation for the given custom types failed because the type "Nope" for field "x" in  object type "User" does not exist',
+          type: "custom_types",
+        },
+      ]);
+    });
   });
 
   describe("remote schema commands", () => {

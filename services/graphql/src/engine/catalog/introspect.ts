@@ -77,6 +77,11 @@ export async function introspect(db: Queryable, tables?: readonly TableName[], f
   if (tables === undefined || (functions && functions.length > 0)) {
     catalog.functions = await introspectFunctions(db, tables === undefined ? functions : (functions ?? []));
   }
+  if (tables === undefined) {
+    // What custom types may name as Postgres scalars, as Hasura reads them from pg_type.
+    const { rows: types } = await db.query<{ name: string }>(sql`SELECT typname AS name FROM pg_catalog.pg_type WHERE typtype = 'b'`);
+    catalog.baseTypes = new Set(types.map((t) => t.name));
+  }
   if (tables && tables.length === 0) return catalog;
   const { rows } = await db.query<RelationRow>(relationsQuery(tables));
   for (const row of rows) {

@@ -73,6 +73,8 @@ export interface PgCatalog {
   enumValues: Map<string, EnumValue[]>;
   /** SQL functions by `schema.name` (overloads share a key); absent when none were read. */
   functions?: Map<string, PgFunction[]>;
+  /** `pg_type.typname` of every base type (extensions' too, such as geography); absent when not read. */
+  baseTypes?: Set<string>;
 }
 
 export function tableKey(schema: string, name: string): string {

@@ -3,8 +3,10 @@
  * keys and functions exist. A narrow interface so the operations stay pure functions of
  * (metadata, arguments, catalog) and tests can hand them a plain object.
  */
+
 import { functionKey, type PgFunction } from "../catalog/functions.js";
 import { type PgCatalog, tableKey } from "../catalog/types.js";
+import { scalarName } from "../model/scalars.js";
 
 export interface ForeignKeyInfo {
   columns: string[];
@@ -27,12 +29,16 @@ export interface CatalogView {
   hasFunction?(schema: string, name: string): boolean;
   /** The overloads of a function; when absent, functions and computed fields are not validated. */
   functions?(schema: string, name: string): PgFunction[] | undefined;
+  /** Whether a GraphQL name is a Postgres scalar (`uuid`, `geography`); when absent, custom types may name any. */
+  isPgScalar?(graphqlName: string): boolean;
 }
 
 /** A view over the introspected catalog. */
 export function catalogViewOf(catalog: PgCatalog): CatalogView {
   const table = (schema: string, name: string) => catalog.tables.get(tableKey(schema, name));
+  const pgScalars = catalog.baseTypes ? new Set([...catalog.baseTypes].map(scalarName)) : undefined;
   return {
+    ...(pgScalars ? { isPgScalar: (name: string) => pgScalars.has(name) } : {}),
     hasTable: (schema, name) => table(schema, name) !== undefined,
     columns: (schema, name) => table(schema, name)?.columns.map((c) => c.name),
     foreignKeys: (schema, name) =>

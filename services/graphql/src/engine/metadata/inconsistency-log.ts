@@ -13,7 +13,7 @@ export const INCONSISTENT_OBJECT_LOG = "inconsistent metadata object";
 
 /** Everything get_inconsistent_metadata reports: broken objects and those not served yet. */
 export function allInconsistencies(metadata: Metadata, catalog: CatalogView): InconsistentObject[] {
-  return [...findInconsistencies(metadata, catalog), ...unservedInconsistencies(metadata)];
+  return [...findInconsistencies(metadata, catalog), ...unservedInconsistencies(metadata, catalog)];
 }
 
 const keyOf = (o: InconsistentObject) => JSON.stringify([o.type, o.name, o.reason]);

@@ -51,7 +51,7 @@ export function exportMetadata(metadata: Metadata): Metadata {
 }
 
 function consistencyReport(metadata: Metadata, catalog: CatalogView): { is_consistent: boolean; inconsistent_objects?: unknown[] } {
-  const objects = [...findInconsistencies(metadata, catalog), ...unservedInconsistencies(metadata)];
+  const objects = [...findInconsistencies(metadata, catalog), ...unservedInconsistencies(metadata, catalog)];
   return objects.length === 0 ? { is_consistent: true } : { is_consistent: false, inconsistent_objects: objects };
 }
 
@@ -67,7 +67,7 @@ const replaceMetadata: Operation = (current, args, catalog) => {
   }
   const inconsistent = findInconsistencies(metadata, catalog);
   // What the engine does not serve yet (unserved.ts) is reported but never refuses the metadata.
-  const reported = [...inconsistent, ...unservedInconsistencies(metadata)];
+  const reported = [...inconsistent, ...unservedInconsistencies(metadata, catalog)];
   if (reported.length === 0 || (inconsistent.length === 0 && !wrapped)) return success(metadata);
   if (inconsistent.length > 0 && !allowInconsistent) {
     throw inconsistentMetadata(inconsistent);

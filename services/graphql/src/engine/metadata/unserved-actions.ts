@@ -5,8 +5,9 @@
  * server/src-lib/Hasura/RQL/Types/Action.hs). The engine does not serve actions yet: the
  * commands only edit the stored metadata, and unserved.ts reports what they store.
  */
-import { actionExists, actionNotFound, actionPermissionExists, actionPermissionNotFound } from "../errors.js";
+import { actionExists, actionNotFound, actionPermissionExists, actionPermissionNotFound, inconsistentObject } from "../errors.js";
 import { argsObject, asArray, asObject, at, isObject, type Json, optionalString, parseFailed, requireKey, requireString } from "./args.js";
+import { customTypeProblems, customTypesReason } from "./custom-types.js";
 import { ARGS, type Operation, setOrDrop, success } from "./edit.js";
 import type { Metadata } from "./types.js";
 import { topList, withTopList } from "./unserved.js";
@@ -120,8 +121,11 @@ export const dropActionPermission: Operation = (metadata, raw) => {
 
 const CUSTOM_TYPE_KINDS = ["scalars", "enums", "input_objects", "objects"] as const;
 
-/** Replaces all custom types; the arguments are the custom types themselves. */
-export const setCustomTypes: Operation = (metadata, raw) => {
+/**
+ * Replaces all custom types; the arguments are the custom types themselves. Types Hasura would
+ * find invalid are refused with its reason (invalid-configuration, the object in `internal`).
+ */
+export const setCustomTypes: Operation = (metadata, raw, catalog) => {
   const args = argsObject(raw, ARGS);
   const types: Json = {};
   for (const kind of CUSTOM_TYPE_KINDS) {
@@ -130,6 +134,13 @@ export const setCustomTypes: Operation = (metadata, raw) => {
     const list = asArray(args[kind], path);
     for (const [i, entry] of list.entries()) requireString(asObject(entry, at(path, i)), "name", at(path, i));
     if (list.length > 0) types[kind] = list;
+  }
+  const problems = customTypeProblems(types, metadata, catalog);
+  if (problems.length > 0) {
+    const reason = customTypesReason(problems);
+    throw inconsistentObject(reason, [
+      { definition: types, reason: `Inconsistent object: ${reason}`, name: "custom_types custom_types", type: "custom_types" },
+    ]);
   }
   return success(setOrDrop(metadata, "custom_types", Object.keys(types).length > 0 ? types : undefined));
 };

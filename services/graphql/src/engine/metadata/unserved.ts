@@ -14,7 +14,9 @@
  * collections and the allow list change nothing unless HASURA_GRAPHQL_ENABLE_ALLOWLIST is set.
  */
 import { isObject, type Json, tableLabel } from "./args.js";
+import type { CatalogView } from "./catalog-view.js";
 import type { InconsistentObject } from "./consistency.js";
+import { customTypeProblems, customTypesReason } from "./custom-types.js";
 import { setOrDrop } from "./edit.js";
 import type { Metadata, QualifiedTable, TableMetadata } from "./types.js";
 
@@ -86,17 +88,19 @@ function remoteRelationshipDefinition(rel: Json, source: string, table: Qualifie
 }
 
 /** Every unserved object in `metadata`, reported as Hasura reports an inconsistent object. */
-export function unservedInconsistencies(metadata: Metadata): InconsistentObject[] {
+export function unservedInconsistencies(metadata: Metadata, catalog?: CatalogView): InconsistentObject[] {
   const found: InconsistentObject[] = [];
   for (const { key, type, what } of TOP_LISTS) {
     for (const entry of topList(metadata, key))
       found.push({ definition: topDefinition(type, entry), name: topName(type, entry), reason: notServed(what), type });
   }
   if (hasCustomTypes(metadata)) {
+    // Custom types Hasura would refuse are reported with its reason rather than as not served.
+    const problems = catalog ? customTypeProblems(metadata.custom_types, metadata, catalog) : [];
     found.push({
       definition: metadata.custom_types,
       name: "custom_types custom_types",
-      reason: notServed("custom types"),
+      reason: problems.length > 0 ? `Inconsistent object: ${customTypesReason(problems)}` : notServed("custom types"),
       type: "custom_types",
     });
   }
