@@ -220,6 +220,28 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
     });
 
     it("create, update and drop actions and their permissions with Hasura's errors", async () => {
+      // Types an action names must resolve, as Hasura's rebuild checks them (resolveAction).
+      const unresolved = (problem: string) => ({
+        code: "invalid-configuration",
+        error: `Inconsistent object: ${problem}`,
+        path: "$.args",
+        status: 400,
+      });
+      expect(await fail(create("addUser"))).toEqual(
+        unresolved('the type: "UserOut" is not an object or scalar type defined in custom types'),
+      );
+      await call({ type: "set_custom_types", args: CUSTOM_TYPES });
+      const badArgument = { ...ACTION.definition, arguments: [{ name: "x", type: "UserOut!" }] };
+      expect(await fail(create("addUser", badArgument))).toEqual(
+        unresolved('the type: "UserOut" is not defined in custom types or it is not a scalar/enum/input_object'),
+      );
+      // Postgres scalars and GraphQL's own resolve without custom types.
+      expect(
+        await call(create("scalarAction", { ...ACTION.definition, arguments: [{ name: "id", type: "uuid!" }], output_type: "ID" })),
+      ).toEqual({
+        message: "success",
+      });
+      await call({ type: "drop_action", args: { name: "scalarAction" } });
       expect(await call(create("addUser", ACTION.definition, { comment: "adds" }))).toEqual({ message: "success" });
       expect(await fail(create("addUser"))).toEqual({
         code: "already-exists",
@@ -260,10 +282,11 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
         code: "not-exists",
         error: 'permission for role: "editor" is not defined on "addUser"',
       });
-      expect(await reportedNames()).toEqual(["action addUser"]);
+      expect(await reportedNames()).toEqual(["action addUser", "custom_types custom_types"]);
       await call({ type: "drop_action", args: { name: "addUser", clear_data: true } });
       expect(await exported()).not.toHaveProperty("actions");
       expect(await fail({ type: "drop_action", args: { name: "addUser" } })).toMatchObject({ code: "not-exists" });
+      await call({ type: "set_custom_types", args: {} });
       expect(await inconsistent()).toEqual({ is_consistent: true });
     });
 
@@ -436,6 +459,17 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
             'Inconsistent object: validation for the given custom types failed because the type "Nope" for field "x" in  object type "User" does not exist',
           type: "custom_types",
         },
+      ]);
+      const orphan = { name: "orphan", definition: { ...ACTION.definition, output_type: "Missing" } };
+      await call({ type: "replace_metadata", args: { ...(await exported()), custom_types: valid, actions: [orphan] } });
+      expect((await inconsistent()).inconsistent_objects).toEqual([
+        {
+          definition: orphan,
+          name: "action orphan",
+          reason: 'Inconsistent object: the type: "Missing" is not an object or scalar type defined in custom types',
+          type: "action",
+        },
+        { definition: valid, name: "custom_types custom_types", reason: notServed("custom types"), type: "custom_types" },
       ]);
     });
   });
@@ -732,12 +766,13 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
     const bulk = {
       type: "bulk",
       args: [
+        { type: "set_custom_types", args: CUSTOM_TYPES },
         { type: "create_action", args: { name: "addUser", definition: ACTION.definition } },
         { type: "create_cron_trigger", args: CRON },
         { type: "drop_action", args: { name: "nope" } },
       ],
     };
-    expect(await fail(bulk)).toMatchObject({ code: "not-exists", path: "$.args[2].args" });
+    expect(await fail(bulk)).toMatchObject({ code: "not-exists", path: "$.args[3].args" });
     expect(await inconsistent()).toEqual({ is_consistent: true });
   });
 });

@@ -139,3 +139,26 @@ export function customTypesReason(problems: string[]): string {
   if (problems.length === 1 && only !== undefined) return `validation for the given custom types failed because ${only}`;
   return `validation for the given custom types failed for the following reasons:\n${problems.map((p) => `  • ${p}\n`).join("")}`;
 }
+
+/**
+ * What Hasura refuses in an action's types when it resolves the action (resolveAction in
+ * server/src-lib/Hasura/RQL/DDL/Action.hs): each argument's base type must be a Postgres scalar or
+ * a custom scalar, enum or input object (GraphQL's own scalars included); the output's an object
+ * or scalar type. Null when the types resolve.
+ */
+export function actionTypeProblem(definition: Json, types: unknown, catalog: CatalogView): string | null {
+  const custom = isObject(types) ? types : {};
+  const names = (kind: string) => new Set(list(custom[kind]).map(nameOf));
+  const scalars = new Set([...names("scalars"), ...DEFAULT_SCALARS]);
+  const inputTypes = new Set([...scalars, ...names("enums"), ...names("input_objects")]);
+  const isPgScalar = (name: string) => catalog.isPgScalar?.(name) ?? false;
+  for (const argument of list(definition.arguments)) {
+    const type = baseType(argument.type);
+    if (!isPgScalar(type) && !inputTypes.has(type))
+      return `the type: ${JSON.stringify(type)} is not defined in custom types or it is not a scalar/enum/input_object`;
+  }
+  const output = baseType(definition.output_type);
+  if (!isPgScalar(output) && !names("objects").has(output) && !scalars.has(output))
+    return `the type: ${JSON.stringify(output)} is not an object or scalar type defined in custom types`;
+  return null;
+}

@@ -7,7 +7,8 @@
  */
 import { actionExists, actionNotFound, actionPermissionExists, actionPermissionNotFound, inconsistentObject } from "../errors.js";
 import { argsObject, asArray, asObject, at, isObject, type Json, optionalString, parseFailed, requireKey, requireString } from "./args.js";
-import { customTypeProblems, customTypesReason } from "./custom-types.js";
+import type { CatalogView } from "./catalog-view.js";
+import { actionTypeProblem, customTypeProblems, customTypesReason } from "./custom-types.js";
 import { ARGS, type Operation, setOrDrop, success } from "./edit.js";
 import type { Metadata } from "./types.js";
 import { topList, withTopList } from "./unserved.js";
@@ -54,18 +55,30 @@ function replaceAction(metadata: Metadata, name: string, update: (action: Json) 
   );
 }
 
-export const createAction: Operation = (metadata, raw) => {
+/** Refuses an action whose types do not resolve, as Hasura's rebuild does for the object a command adds. */
+function checkActionTypes(metadata: Metadata, action: Json, catalog: CatalogView): void {
+  const problem = actionTypeProblem(action.definition as Json, metadata.custom_types, catalog);
+  if (problem === null) return;
+  throw inconsistentObject(problem, [
+    { definition: action, name: `action ${String(action.name)}`, reason: `Inconsistent object: ${problem}`, type: "action" },
+  ]);
+}
+
+export const createAction: Operation = (metadata, raw, catalog) => {
   const action = actionArgs(raw);
   if (topList(metadata, "actions").some((a) => a.name === action.name)) {
     throw actionExists(String(action.name));
   }
+  checkActionTypes(metadata, action, catalog);
   return success(withTopList(metadata, "actions", [...topList(metadata, "actions"), action]));
 };
 
 /** Replaces the definition and the comment (dropped when not given), keeping the permissions. */
-export const updateAction: Operation = (metadata, raw) => {
-  const { name, definition, comment } = actionArgs(raw);
+export const updateAction: Operation = (metadata, raw, catalog) => {
+  const action = actionArgs(raw);
+  const { name, definition, comment } = action;
   requireAction(metadata, name);
+  checkActionTypes(metadata, action, catalog);
   return success(replaceAction(metadata, name, (a) => setOrDrop<Json, string>({ ...a, definition }, "comment", comment)));
 };
 

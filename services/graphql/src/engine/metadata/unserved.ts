@@ -16,7 +16,7 @@
 import { isObject, type Json, tableLabel } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import type { InconsistentObject } from "./consistency.js";
-import { customTypeProblems, customTypesReason } from "./custom-types.js";
+import { actionTypeProblem, customTypeProblems, customTypesReason } from "./custom-types.js";
 import { setOrDrop } from "./edit.js";
 import type { Metadata, QualifiedTable, TableMetadata } from "./types.js";
 
@@ -91,8 +91,15 @@ function remoteRelationshipDefinition(rel: Json, source: string, table: Qualifie
 export function unservedInconsistencies(metadata: Metadata, catalog?: CatalogView): InconsistentObject[] {
   const found: InconsistentObject[] = [];
   for (const { key, type, what } of TOP_LISTS) {
-    for (const entry of topList(metadata, key))
-      found.push({ definition: topDefinition(type, entry), name: topName(type, entry), reason: notServed(what), type });
+    for (const entry of topList(metadata, key)) {
+      // An action whose types do not resolve is reported with Hasura's reason rather than as not served.
+      const problem =
+        type === "action" && catalog && isObject(entry.definition)
+          ? actionTypeProblem(entry.definition, metadata.custom_types, catalog)
+          : null;
+      const reason = problem === null ? notServed(what) : `Inconsistent object: ${problem}`;
+      found.push({ definition: topDefinition(type, entry), name: topName(type, entry), reason, type });
+    }
   }
   if (hasCustomTypes(metadata)) {
     // Custom types Hasura would refuse are reported with its reason rather than as not served.
