@@ -307,6 +307,20 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
         error: 'key "type" not found',
         path: "$.args.definition.arguments[0]",
       });
+      // Headers as Hasura's HeaderConf reads them (its fixture queries/actions/metadata/create_with_headers.yaml).
+      const withHeaders = (headers: unknown) => create("a", { ...ACTION.definition, headers });
+      expect(await fail(withHeaders([{ name: "x-client-id", value_from_env: "HASURA_GRAPHQL_CLIENT_NAME" }]))).toMatchObject({
+        code: "parse-failed",
+        error: 'env variables starting with "HASURA_GRAPHQL_" are not allowed in value_from_env: HASURA_GRAPHQL_CLIENT_NAME',
+        path: "$.args.definition.headers[0]",
+      });
+      expect(await fail(withHeaders([{ name: "a", value: "1" }, { name: "b" }]))).toMatchObject({
+        error: "expecting value or value_from_env keys",
+        path: "$.args.definition.headers[1]",
+      });
+      expect(await fail(withHeaders([{ name: "a", value: "1", value_from_env: "X" }]))).toMatchObject({
+        error: "expecting only one of value or value_from_env keys",
+      });
       expect(await exported()).not.toHaveProperty("actions");
     });
 
@@ -478,6 +492,16 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
     it("add, update, reload and remove remote schemas and their permissions", async () => {
       const add = { type: "add_remote_schema", args: REMOTE_SCHEMA };
       expect(await call(add)).toEqual({ message: "success" });
+      // Its headers are read by the same HeaderConf rules as an action's.
+      const secretHeader = {
+        name: "x",
+        definition: { url: "https://x.test/graphql", headers: [{ name: "k", value_from_env: "HASURA_GRAPHQL_ADMIN_SECRET" }] },
+      };
+      expect(await fail({ type: "add_remote_schema", args: secretHeader })).toMatchObject({
+        code: "parse-failed",
+        error: 'env variables starting with "HASURA_GRAPHQL_" are not allowed in value_from_env: HASURA_GRAPHQL_ADMIN_SECRET',
+        path: "$.args.definition.headers[0]",
+      });
       expect(await fail(add)).toMatchObject({ code: "already-exists", error: 'remote schema with name "countries" already exists' });
       expect(await fail({ type: "add_remote_schema", args: { name: "x", definition: { headers: [] } } })).toEqual({
         code: "invalid-params",
