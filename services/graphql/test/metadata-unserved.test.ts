@@ -94,7 +94,8 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
   let runtime: GraphqlRuntime;
   let warn: { mock: { calls: unknown[][] }; mockClear(): void };
   const call = (body: unknown, endpoint: "/v1/metadata" | "/v1/query" | "/v2/query" = "/v1/metadata") => runtime.admin(endpoint, body);
-  const fail = async (body: unknown, endpoint: "/v1/metadata" | "/v1/query" = "/v1/metadata") => {
+  /** The HasuraError a request that must fail is answered with. */
+  const rejection = async (body: unknown, endpoint: "/v1/metadata" | "/v1/query" = "/v1/metadata") => {
     const error = await call(body, endpoint).then(
       () => {
         throw new Error("request did not fail");
@@ -102,6 +103,10 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
       (e: unknown) => e,
     );
     if (!(error instanceof HasuraError)) throw error;
+    return error;
+  };
+  const fail = async (body: unknown, endpoint: "/v1/metadata" | "/v1/query" = "/v1/metadata") => {
+    const error = await rejection(body, endpoint);
     return { code: error.hasuraCode, error: error.message, path: error.path, status: error.status };
   };
   const exported = async () => (await call({ type: "export_metadata", args: {} })) as Metadata;
@@ -338,14 +343,7 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
 
     it("set_custom_types refuses what Hasura's schema cache refuses, with its reasons", async () => {
       const refused = async (args: unknown) => {
-        const body = { type: "set_custom_types", args };
-        const error = await call(body).then(
-          () => {
-            throw new Error("request did not fail");
-          },
-          (e: unknown) => e,
-        );
-        if (!(error instanceof HasuraError)) throw error;
+        const error = await rejection({ type: "set_custom_types", args });
         expect({ code: error.hasuraCode, path: error.path, status: error.status }).toEqual({
           code: "invalid-configuration",
           path: "$.args",

@@ -47,6 +47,14 @@ export function sendCancelRequest(client: pg.ClientBase): Promise<void> {
   });
 }
 
+/**
+ * With a statement still running, pg's `end()` closes the socket at once; it rejects only when
+ * the socket is already closed, which is the state a cancel's `close` wants: nothing to report.
+ */
+function socketAlreadyClosed(): void {
+  // Deliberately nothing: see above.
+}
+
 /** A checked-out connection and whether it must be closed instead of going back to the pool. */
 export interface Checkout {
   client: pg.PoolClient;
@@ -79,12 +87,12 @@ export async function cancellable<T>(
     stoppedBy = event.currentTarget as AbortSignal;
     const close = () => {
       checkout.broken = true;
-      // With a statement still running, end() closes the socket at once. It rejects only when
-      // the socket is already closed, which is the state wanted here.
-      checkout.client.end().catch(() => undefined);
+      checkout.client.end().catch(socketAlreadyClosed);
     };
     // A cancel request that cannot reach the server: close the connection now rather than after
     // the grace time; the server then stops the statement (client_connection_check_interval).
+    // The request's own error (the statement's cancellation or the signal's reason) is what the
+    // caller sees; the cancel request's failure only decides that the connection goes.
     cancelSent = sendCancelRequest(checkout.client).catch(close);
     grace = setTimeout(close, CANCEL_GRACE_MS);
   };

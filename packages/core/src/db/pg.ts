@@ -125,6 +125,8 @@ export function openPostgres(url: string, maxConnections = 10, connectionLifetim
       } catch (error) {
         if (!checkout.broken)
           await send(client, { text: "ROLLBACK" }).catch(() => {
+            // The transaction's own error is the one rethrown below; a ROLLBACK that fails means
+            // the connection cannot be trusted, so it is closed instead of going back to the pool.
             checkout.broken = true;
           });
         throw error;

@@ -264,8 +264,8 @@ export class Engine {
       }
       return usages;
     });
-    const fragments = fragmentsOf(document);
     if (operation.operation === "mutation") {
+      const fragments = fragmentsOf(document);
       const root = schema.getMutationType() as GraphQLObjectType;
       const planning = new PlanContext(this.model, variables, fragments);
       const fields = collectFields([operation.selectionSet], root.name, fragments, variables).map((f) =>
@@ -278,6 +278,8 @@ export class Engine {
     const planKey = `${usagesKey}\u0000${slotted.signature}`;
     let compiled = this.compiled.get(planKey);
     if (!compiled) {
+      // Only a statement not yet compiled needs the document's fragments (cached ones skip all this).
+      const fragments = fragmentsOf(document);
       const root = schema.getQueryType() as GraphQLObjectType;
       const fields = collectFields([operation.selectionSet], root.name, fragments, slotted.values);
       if (fields.some((f) => f.name === "__schema" || f.name === "__type")) {

@@ -10,26 +10,9 @@ import { argsObject, asArray, asObject, at, isObject, type Json, optionalString,
 import type { CatalogView } from "./catalog-view.js";
 import { actionTypeProblem, customTypeProblems, customTypesReason } from "./custom-types.js";
 import { ARGS, type Operation, setOrDrop, success } from "./edit.js";
+import { checkHeaders } from "./headers.js";
 import type { Metadata } from "./types.js";
 import { topList, withTopList } from "./unserved.js";
-
-/**
- * A header of an action (or remote schema) as Hasura's HeaderConf parser reads it
- * (server/src-lib/Hasura/RQL/Types/Headers.hs): a name and exactly one of `value` and
- * `value_from_env`, the engine's own HASURA_GRAPHQL_ variables never readable that way.
- */
-export function headerConf(value: unknown, path: string): Json {
-  const header = isObject(value) ? value : null;
-  if (!header) throw parseFailed("expecting object for headers", path);
-  requireString(header, "name", path);
-  const given = optionalString(header, "value", path);
-  const fromEnv = optionalString(header, "value_from_env", path);
-  if (given === undefined && fromEnv === undefined) throw parseFailed("expecting value or value_from_env keys", path);
-  if (given !== undefined && fromEnv !== undefined) throw parseFailed("expecting only one of value or value_from_env keys", path);
-  if (fromEnv?.startsWith("HASURA_GRAPHQL_"))
-    throw parseFailed(`env variables starting with "HASURA_GRAPHQL_" are not allowed in value_from_env: ${fromEnv}`, path);
-  return header;
-}
 
 /** An action definition as Hasura parses it: `output_type` and `handler` are required. */
 function actionDefinition(value: unknown, path: string): Json {
@@ -44,10 +27,7 @@ function actionDefinition(value: unknown, path: string): Json {
       requireString(argument, "type", at(argsPath, i));
     });
   }
-  if (definition.headers !== undefined && definition.headers !== null) {
-    const headersPath = at(path, "headers");
-    for (const [i, header] of asArray(definition.headers, headersPath).entries()) headerConf(header, at(headersPath, i));
-  }
+  checkHeaders(definition, path);
   const type = optionalString(definition, "type", path);
   if (type !== undefined && type !== "mutation" && type !== "query")
     throw parseFailed(`expected mutation or query, but found ${type}`, path);

@@ -21,7 +21,6 @@ import {
 } from "../errors.js";
 import {
   argsObject,
-  asArray,
   asObject,
   at,
   isObject,
@@ -34,9 +33,9 @@ import {
   sourceName,
 } from "./args.js";
 import { ARGS, fieldNames, type Operation, requireTable, setOrDrop, success, withTable } from "./edit.js";
+import { checkHeaders } from "./headers.js";
 import type { Metadata, QualifiedTable, TableMetadata } from "./types.js";
 import { tableList, topList, withTopList } from "./unserved.js";
-import { headerConf } from "./unserved-actions.js";
 
 /** Hasura's code for "expecting a remote relationship"; not (yet) in `HasuraCode`. */
 
@@ -50,10 +49,7 @@ function remoteSchemaArgs(raw: unknown): { name: string; definition: Json; comme
   const fromEnv = definition.url_from_env ?? null;
   if (url === null && fromEnv === null) throw remoteSchemaUrlMissing();
   if (url !== null && fromEnv !== null) throw remoteSchemaUrlTwice();
-  if (definition.headers !== undefined && definition.headers !== null) {
-    const headersPath = at(at(ARGS, "definition"), "headers");
-    for (const [i, header] of asArray(definition.headers, headersPath).entries()) headerConf(header, at(headersPath, i));
-  }
+  checkHeaders(definition, at(ARGS, "definition"));
   return { name, definition, ...(comment !== undefined ? { comment } : {}) };
 }
 
