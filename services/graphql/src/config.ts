@@ -50,7 +50,8 @@ export function readGraphqlConfig(env: Env) {
     problems.push(...error.problems);
   }
   if (problems.length > 0 || !settings || !auth) throw new ConfigError(problems);
-  return { ...settings, auth };
+  // The whole environment stays readable by actions (`{{VAR}}` handler templates, `value_from_env` headers), as in Hasura.
+  return { ...settings, auth, environment: env };
 }
 
 function readSettings(env: Env) {

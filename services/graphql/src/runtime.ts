@@ -6,7 +6,7 @@
  */
 import type { Database, Logger } from "@platform/core";
 import { loadEnumValues } from "./engine/catalog/enum-table.js";
-import { introspect } from "./engine/catalog/introspect.js";
+import { introspect, introspectBaseTypes } from "./engine/catalog/introspect.js";
 import { runSql, type SqlRunner } from "./engine/catalog/run-sql.js";
 import { sqlRunnerFor } from "./engine/catalog/run-sql-adapters.js";
 import type { PgCatalog } from "./engine/catalog/types.js";
@@ -71,6 +71,8 @@ export class GraphqlRuntime {
     const tracked = (source?.tables ?? []).map((t) => t.table);
     const catalog: PgCatalog =
       tracked.length > 0 ? await introspect(this.db, tracked, functionsNamedBy(source)) : { tables: new Map(), enumValues: new Map() };
+    // Actions' types may name Postgres scalars (`uuid`, `jsonb`): those are read when there are any.
+    if (metadata.actions !== undefined || metadata.custom_types !== undefined) catalog.baseTypes = await introspectBaseTypes(this.db);
     for (const t of source?.tables ?? []) {
       const pg = t.is_enum ? catalog.tables.get(`${t.table.schema}.${t.table.name}`) : undefined;
       if (pg) catalog.enumValues.set(`${pg.schema}.${pg.name}`, await loadEnumValues(this.db, pg));

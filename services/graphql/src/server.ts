@@ -66,6 +66,7 @@ export async function createGraphql(
       devMode: config.devMode,
       adminInternalErrors: config.adminInternalErrors,
       logger,
+      env: config.environment,
     },
     logger,
     { extensionsSchema: config.extensionsSchema },

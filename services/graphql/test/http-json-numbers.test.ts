@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readGraphqlConfig } from "../src/config.js";
 import { JsonNumber, jsonText, numberFromText } from "../src/engine/json-number.js";
-import { parseJsonBody } from "../src/http/json-body.js";
+import { parseJsonBody } from "../src/engine/json-parse.js";
 import { createGraphql } from "../src/server.js";
 
 describe("parseJsonBody", () => {

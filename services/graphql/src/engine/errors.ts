@@ -10,10 +10,12 @@
  *   errors/metadata-unserved.ts  metadata API for kept-but-unserved objects (remote schemas, actions, triggers...)
  *   errors/database.ts         PostgreSQL errors, run_sql, enum tables, catalog set-up
  *   errors/auth.ts             admin secret, JWT, JWKS, webhook
+ *   errors/actions.ts          action handlers' answers and failures
  *   errors/limits.ts           API limits and the time limit
  *   errors/internal.ts         faults of the engine itself
  * Code outside this folder throws factory results; it never builds a HasuraError itself.
  */
+export * from "./errors/actions.js";
 export * from "./errors/auth.js";
 export * from "./errors/database.js";
 export * from "./errors/hasura-error.js";

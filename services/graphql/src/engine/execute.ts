@@ -46,11 +46,11 @@ import {
 } from "./errors.js";
 import { answerWithIntrospection } from "./executors/introspection.js";
 import { runMutation } from "./executors/mutation.js";
-import { type CompiledQuery, compileQuery, runQuery, runQueryFields } from "./executors/query.js";
+import { type CompiledQuery, compileQuery, runQuery, runQueryOnce } from "./executors/query.js";
 import { Lru } from "./lru.js";
 import type { Model } from "./model/types.js";
 import { fromPostgres } from "./pg-errors.js";
-import { PlanContext } from "./plan/context.js";
+import { definitionOf, PlanContext } from "./plan/context.js";
 import { collectFields, type Fragments } from "./plan/fields.js";
 import { planMutationField, planQueryField } from "./plan/root.js";
 import { slotVariables } from "./plan/slots.js";
@@ -100,12 +100,16 @@ export interface EngineOptions {
   adminInternalErrors?: boolean;
   /** Where unexpected errors are logged, with their stack and the request's id. */
   logger?: Pick<Logger, "error" | "debug">;
+  /** Where action handler URL templates (`{{VAR}}`) and `value_from_env` headers are read; process.env when absent. */
+  env?: Record<string, string | undefined>;
 }
 
 /** A response of /v1/graphql: its JSON text, and whether it reports errors (the legacy endpoint answers those with 400). */
 export interface GraphQLResponse {
   body: string;
   failed: boolean;
+  /** Set-Cookie headers of action handlers, passed on to the client as Hasura does. */
+  setCookies?: string[];
 }
 
 /** Per request: how it is cancelled and checked before its SQL runs (limits/guard.ts builds it). */
@@ -116,6 +120,8 @@ export interface ExecuteOptions {
   checkOperation?: ((document: DocumentNode, operation: OperationDefinitionNode) => void) | undefined;
   /** The request's id, logged with an unexpected error. */
   requestId?: string | undefined;
+  /** The client's request headers (lower-case names), forwarded to action handlers that ask for them. */
+  headers?: Record<string, string> | undefined;
 }
 
 function fragmentsOf(document: DocumentNode): Fragments {
@@ -139,6 +145,7 @@ function variableTypes(schema: GraphQLSchema, operation: OperationDefinitionNode
  * the statement) is in `extensions.internal`, as Hasura adds it for the admin role and in dev mode.
  */
 export function errorBody(error: HasuraError, internal = false): string {
+  if (error.extensions !== undefined) return JSON.stringify({ errors: [{ message: error.message, extensions: error.extensions }] });
   const extensions = {
     path: error.path,
     code: error.hasuraCode,
@@ -181,10 +188,12 @@ export class Engine {
 
   /** Executes one request; always resolves to a response (errors included), as /v1/graphql answers 200. */
   async respond(request: GraphQLRequest, session: Session, options: ExecuteOptions = {}): Promise<GraphQLResponse> {
+    const cookies: string[] = [];
+    const setCookies = () => (cookies.length > 0 ? { setCookies: cookies } : {});
     try {
-      return { body: await this.run(request, session, options), failed: false };
+      return { body: await this.run(request, session, options, cookies), failed: false, ...setCookies() };
     } catch (error) {
-      return { body: errorBody(this.answerable(error, session, options), this.showsInternal(session)), failed: true };
+      return { body: errorBody(this.answerable(error, session, options), this.showsInternal(session)), failed: true, ...setCookies() };
     }
   }
 
@@ -234,7 +243,12 @@ export class Engine {
     return doc;
   }
 
-  private async run(request: GraphQLRequest, session: Session, options: ExecuteOptions): Promise<string> {
+  /** What an action call takes from the request (the executors add the database and the session). */
+  private actionCall(query: string, options: ExecuteOptions, setCookies: string[]) {
+    return { query, clientHeaders: options.headers ?? {}, env: this.options.env ?? process.env, signal: options.signal, setCookies };
+  }
+
+  private async run(request: GraphQLRequest, session: Session, options: ExecuteOptions, setCookies: string[]): Promise<string> {
     const extensions = request.extensions;
     if (extensions && typeof extensions === "object" && "persistedQuery" in extensions) throw persistedQueriesNotEnabled();
     if (typeof request.query !== "string") throw queryKeyMissing();
@@ -271,7 +285,13 @@ export class Engine {
       const fields = collectFields([operation.selectionSet], root.name, fragments, variables).map((f) =>
         planMutationField(planning, root, f),
       );
-      return runMutation(this.db, new CompileContext(this.model, session, this.compileOptions), fields, options.signal);
+      return runMutation(
+        this.db,
+        new CompileContext(this.model, session, this.compileOptions),
+        fields,
+        options.signal,
+        this.actionCall(request.query, options, setCookies),
+      );
     }
     const input = { variables, session };
     const slotted = slotVariables(variables, variableTypes(schema, operation));
@@ -282,25 +302,27 @@ export class Engine {
       const fragments = fragmentsOf(document);
       const root = schema.getQueryType() as GraphQLObjectType;
       const fields = collectFields([operation.selectionSet], root.name, fragments, slotted.values);
-      if (fields.some((f) => f.name === "__schema" || f.name === "__type")) {
-        if (this.model.introspectionDisabled.has(session.role)) throw introspectionDisabled(session.role);
-        // Introspection answers from graphql-js; its data fields run as one statement of their own.
+      const introspection = fields.some((f) => f.name === "__schema" || f.name === "__type");
+      if (introspection && this.model.introspectionDisabled.has(session.role)) throw introspectionDisabled(session.role);
+      if (introspection || fields.some((f) => definitionOf(root, f.name)?.info.kind === "action")) {
+        // Planned with the request's own values and run once: introspection answers from
+        // graphql-js, actions from their handlers, the other data fields from one statement.
         const planning = new PlanContext(this.model, variables, fragments);
-        const data = fields.filter((f) => !f.name.startsWith("__")).map((f) => planQueryField(planning, root, f));
+        const planned = collectFields([operation.selectionSet], root.name, fragments, variables)
+          .filter((f) => !f.name.startsWith("__") || f.name === "__typename")
+          .map((f) => planQueryField(planning, root, f));
         const ctx = new CompileContext(this.model, session, this.compileOptions);
-        const results = await runQueryFields(
-          this.db,
-          compileQuery(data, (f) => compileRootField(ctx, f)),
-          input,
-          options.signal,
-        );
+        const call = { ...this.actionCall(request.query, options, setCookies), db: this.db, compile: ctx };
+        const values = await runQueryOnce(this.db, planned, (f) => compileRootField(ctx, f), input, call);
+        if (!introspection) return `{"data":{${planned.map((f, i) => `${JSON.stringify(f.key)}:${values[i]}`).join(",")}}}`;
+        const data = planned.filter((f) => f.kind !== "typename");
         return answerWithIntrospection(
           schema,
           document,
           operationName,
           variables,
           data.map((f) => f.key),
-          results,
+          data.map((f) => values[planned.indexOf(f)] ?? "null"),
         );
       }
       // Planned and compiled with slots for the variables' values: the statement serves every request of this shape.

@@ -36,9 +36,15 @@ export function numberFromText(text: string): number | JsonNumber {
   return digits <= 15 ? value : new JsonNumber(text);
 }
 
-/** JSON text of a value that may hold JsonNumbers (printed as the number they carry). */
+/** JSON text made elsewhere (by PostgreSQL), placed as it is into a value printed by jsonText. */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+/** JSON text of a value that may hold JsonNumbers (printed as the number they carry) and RawJson. */
 export function jsonText(value: unknown): string {
   if (value instanceof JsonNumber) return value.text;
+  if (value instanceof RawJson) return value.text;
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (Array.isArray(value)) return `[${value.map((v) => (v === undefined || typeof v === "function" ? "null" : jsonText(v))).join(",")}]`;
   const parts: string[] = [];

@@ -9,11 +9,10 @@ import { adminOnly, fromAppError, HasuraError, invalidJson, notARequestBody, res
 import { errorBody, type GraphQLResponse } from "../engine/execute.js";
 import type { RequestContext } from "../engine/limits/guard.js";
 import type { Session } from "../engine/session.js";
+import { VERSION } from "../engine/version.js";
 import { registerConsole } from "./console.js";
 import { type CorsConfig, registerCors } from "./cors.js";
 import { registerJsonBodies } from "./json-body.js";
-
-export const VERSION = "v2.48.0";
 
 export type AdminEndpoint = "/v1/metadata" | "/v2/query" | "/v1/query";
 
@@ -41,6 +40,12 @@ function headerMap(request: FastifyRequest): Record<string, string | undefined> 
   return out;
 }
 
+function definedHeaders(request: FastifyRequest): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headerMap(request))) if (value !== undefined) out[name] = value;
+  return out;
+}
+
 /**
  * What the engine needs of the HTTP request: the client's address, and a signal aborted when the
  * client's connection closes before the response is sent, which cancels the request's statements.
@@ -54,7 +59,7 @@ function requestContext(request: FastifyRequest, reply: FastifyReply): RequestCo
   };
   reply.raw.once("close", gone);
   if (request.socket?.destroyed) gone();
-  return { signal: controller.signal, ip: clientAddress(request), requestId: request.id };
+  return { signal: controller.signal, ip: clientAddress(request), requestId: request.id, headers: definedHeaders(request) };
 }
 
 /**
@@ -115,7 +120,10 @@ export function buildHttpApp(api: GraphqlApi, options: HttpOptions): FastifyInst
     if (body === null || typeof body !== "object") return refused(notARequestBody());
     return api.execute(body as Record<string, unknown>, session, context);
   };
-  const send = (reply: FastifyReply, response: GraphQLResponse) => reply.type("application/json; charset=utf-8").send(response.body);
+  const send = (reply: FastifyReply, response: GraphQLResponse) => {
+    if (response.setCookies) reply.header("set-cookie", response.setCookies);
+    return reply.type("application/json; charset=utf-8").send(response.body);
+  };
   app.post("/v1/graphql", async (request, reply) => send(reply, await graphql(request, reply)));
   // The legacy endpoint answers the same bodies, but with HTTP 400 when the response holds errors.
   app.post("/v1alpha1/graphql", async (request, reply) => {

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import type { InlineTest } from "./inline.js";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 
@@ -44,6 +45,10 @@ export interface TestPlan {
   skip?: string;
   xfail?: string;
   retired?: boolean;
+  /** The test's body is Python code upstream: its port (actions-plan.ts). */
+  inline?: InlineTest;
+  /** 1-based steps of the case file left out, with the reason; the other steps run in order. */
+  skipSteps?: Record<number, string>;
 }
 
 /** "class": setup/teardown once; "method": around each test; "mutation": schema_* once and values_* around each test. */
@@ -57,6 +62,14 @@ export interface ClassPlan {
   tests: TestPlan[];
   /** A body POSTed to /v1/query before the first test, for classes whose setup upstream is inline Python. */
   inlineSetup?: unknown;
+  /**
+   * Helper servers the class's fixtures start before the engine: `actionsWebhook` (conftest.py's
+   * actions_fixture, ACTION_WEBHOOK_HANDLER), `graphqlService` (test_actions.py's graphql_service,
+   * GRAPHQL_SERVICE_HANDLER). Either one also puts the engine on a real listener.
+   */
+  helpers?: { actionsWebhook?: boolean; graphqlService?: boolean };
+  /** Engine settings for this class over the runner's defaults (service.ts). */
+  env?: Record<string, string>;
 }
 
 export interface FolderPlan {
@@ -65,6 +78,10 @@ export interface FolderPlan {
   subscription: boolean;
   classes: ClassPlan[];
   unreferenced: string[];
+  /** Why the unreferenced files are not run (default: no upstream test class names them). */
+  unreferencedReason?: string;
+  /** An additional area of the fixture set (README "Additional areas"), reported apart: "actions". */
+  area?: string;
 }
 
 /** Tests the runner skips although upstream's manifest lists them, with upstream's own reason. */

@@ -1,14 +1,19 @@
 /**
- * Runs one test class the way tests-py does: a fresh service, the class's state fixtures
- * (setup/teardown per class or per method; schema_* once and values_* around each mutation test),
- * then each case file in order, over HTTP only.
+ * Runs one test class the way tests-py does: the helper servers its fixtures start (the actions
+ * webhook, a remote schema), a fresh service, the class's state fixtures (setup/teardown per class
+ * or per method; schema_* once and values_* around each mutation test), then each test in order
+ * (a case file, or the port of a Python test body), over HTTP only.
  */
+
+import { type RemoteSchemaServer, startActionsRemoteJoinSchema } from "./actions-remote-schema.js";
+import { type ActionsWebhookServer, startActionsWebhook } from "./actions-webhook.js";
 import type { ClassPlan, TestPlan } from "./fixtures.js";
 import { loadFixture, readFixtureText, shortName } from "./fixtures.js";
+import { InlineFailure, inlineContext } from "./inline.js";
 import { emptyRemoved, mentionsPostgis, postgisSkipReason, type Removed, stripPostgis } from "./postgis.js";
 import { runCase } from "./run-case.js";
 import { type Reply, type Service, startService, TimeoutError, withTimeout } from "./service.js";
-import { type CaseResult, failed, skipped } from "./types.js";
+import { type CaseBase, type CaseResult, failed, skipped } from "./types.js";
 
 export const CLASS_TIMEOUT_MS = Number(process.env.CONFORMANCE_CLASS_TIMEOUT_MS ?? 300_000);
 
@@ -21,6 +26,8 @@ interface ClassState {
   removed?: Removed;
   warnings: string[];
   aborted: boolean;
+  /** Tests finished (a test may add more than one result: its skipped steps). */
+  done: number;
 }
 
 function describe(reply: Reply): string {
@@ -67,24 +74,48 @@ async function preparePostgis(cls: ClassPlan, state: ClassState): Promise<void> 
   state.warnings.push(`PostGIS not available: setup run without ${what.join(", ") || "PostGIS objects"}`);
 }
 
-async function runTest(cls: ClassPlan, test: TestPlan, state: ClassState): Promise<CaseResult> {
+/** The port of a Python test body: pass when it returns, fail with its InlineFailure. */
+async function runInline(test: TestPlan, service: Service, base: CaseBase): Promise<CaseResult> {
+  const started = Date.now();
+  try {
+    await test.inline?.(inlineContext(service, base, test));
+    return { ...base, outcome: "pass", ms: Date.now() - started };
+  } catch (error) {
+    const detail = error instanceof InlineFailure ? error.detail : {};
+    const reason = error instanceof InlineFailure ? error.message : `inline test error: ${(error as Error).message ?? error}`;
+    return { ...base, ...detail, outcome: "fail", reason, ms: Date.now() - started };
+  }
+}
+
+/** A case file's steps left out (skipSteps), reported as skipped results of their own. */
+function skippedSteps(test: TestPlan, base: CaseBase): CaseResult[] {
+  return Object.entries(test.skipSteps ?? {}).map(([step, reason]) => ({
+    ...skipped({ ...base, test: `${test.name} [step ${step}]` }, reason),
+    step: Number(step),
+  }));
+}
+
+async function runTest(cls: ClassPlan, test: TestPlan, state: ClassState): Promise<CaseResult[]> {
   const base = { folder: cls.folder, className: cls.name, test: test.name, file: test.file };
-  if (test.skip) return skipped(base, test.skip);
-  if (!test.transports.includes("http")) return skipped(base, `transports ${test.transports.join("/")} only (no http)`);
-  if (test.how === "open") return skipped(base, "subscription steps file (websocket)");
-  const text = readFixtureText(test.file);
-  if (text === undefined) return failed(base, `missing fixture ${shortName(test.file)}`);
-  const postgis = state.removed && postgisSkipReason(text, state.removed);
-  if (postgis) return skipped(base, postgis);
+  if (test.skip) return [skipped(base, test.skip)];
+  if (!test.transports.includes("http")) return [skipped(base, `transports ${test.transports.join("/")} only (no http)`)];
+  if (test.how === "open") return [skipped(base, "subscription steps file (websocket)")];
+  let text: string | undefined;
+  if (!test.inline) {
+    text = readFixtureText(test.file);
+    if (text === undefined) return [failed(base, `missing fixture ${shortName(test.file)}`)];
+    const postgis = state.removed && postgisSkipReason(text, state.removed);
+    if (postgis) return [skipped(base, postgis)];
+  }
   const before = cls.mode === "method" ? state.bodies.setup : cls.mode === "mutation" ? state.bodies.values_setup : undefined;
   const setupError = await applyState(state, cls.mode === "method" ? "setup" : "values_setup", before);
-  if (setupError) return failed(base, `setup failed: ${setupError}`);
-  const result = await runCase(state.service, test, text, base);
+  if (setupError) return [failed(base, `setup failed: ${setupError}`), ...skippedSteps(test, base)];
+  const result = text === undefined ? await runInline(test, state.service, base) : await runCase(state.service, test, text, base);
   const after = cls.mode === "method" ? state.bodies.teardown : cls.mode === "mutation" ? state.bodies.values_teardown : undefined;
   const teardownError = await applyState(state, cls.mode === "method" ? "teardown" : "values_teardown", after);
-  if (teardownError) state.warnings.push(`after ${shortName(test.file)}: ${teardownError}`);
-  if (test.xfail && result.outcome === "fail") return skipped(base, `upstream xfail (failed here too: ${result.reason})`);
-  return result;
+  if (teardownError) state.warnings.push(`after ${shortName(test.file || test.name)}: ${teardownError}`);
+  if (test.xfail && result.outcome === "fail") return [skipped(base, `upstream xfail (failed here too: ${result.reason})`)];
+  return [result, ...skippedSteps(test, base)];
 }
 
 async function runClassBody(cls: ClassPlan, state: ClassState, results: CaseResult[]): Promise<void> {
@@ -96,9 +127,13 @@ async function runClassBody(cls: ClassPlan, state: ClassState, results: CaseResu
   for (const test of cls.tests) {
     if (state.aborted) return;
     const base = { folder: cls.folder, className: cls.name, test: test.name, file: test.file };
-    const result = setupError && !test.skip ? failed(base, `class setup failed: ${setupError}`) : await runTest(cls, test, state);
+    const outcome =
+      setupError && !test.skip
+        ? [failed(base, `class setup failed: ${setupError}`), ...skippedSteps(test, base)]
+        : await runTest(cls, test, state);
     if (state.aborted) return;
-    results.push(result);
+    results.push(...outcome);
+    state.done++;
   }
   const classTeardown = cls.mode === "class" ? state.bodies.teardown : cls.mode === "mutation" ? state.bodies.schema_teardown : undefined;
   if (!setupError) {
@@ -112,28 +147,82 @@ export interface ClassRun {
   warnings: string[];
 }
 
+/** The helper servers a class's fixtures start before the engine, and the variables that point the engine at them. */
+interface Helpers {
+  webhook?: ActionsWebhookServer;
+  remoteSchema?: RemoteSchemaServer;
+  /** The variables pointing at them: the engine's environment gets them, and so does process.env. */
+  env: Record<string, string>;
+  /** process.env before the class set its variables, to put back afterwards. */
+  savedEnv: Record<string, string | undefined>;
+  close(): Promise<void>;
+}
+
+function setEnv(helpers: Helpers, name: string, value: string): void {
+  if (!(name in helpers.savedEnv)) helpers.savedEnv[name] = process.env[name];
+  process.env[name] = value;
+  helpers.env[name] = value;
+}
+
+async function startHelpers(cls: ClassPlan): Promise<Helpers> {
+  const helpers: Helpers = {
+    env: {},
+    savedEnv: {},
+    async close() {
+      await helpers.webhook?.close();
+      await helpers.remoteSchema?.close();
+      for (const [name, value] of Object.entries(helpers.savedEnv)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    },
+  };
+  try {
+    // test_actions.py's graphql_service: GRAPHQL_SERVICE_HANDLER (read by add_remote_schema's url template).
+    if (cls.helpers?.graphqlService) {
+      helpers.remoteSchema = await startActionsRemoteJoinSchema();
+      setEnv(helpers, "GRAPHQL_SERVICE_HANDLER", helpers.remoteSchema.url);
+    }
+    // conftest.py's actions_fixture: ACTION_WEBHOOK_HANDLER (read by the actions' handler templates).
+    if (cls.helpers?.actionsWebhook) {
+      helpers.webhook = await startActionsWebhook();
+      setEnv(helpers, "ACTION_WEBHOOK_HANDLER", helpers.webhook.url);
+    }
+  } catch (error) {
+    await helpers.close();
+    throw error;
+  }
+  return helpers;
+}
+
 export async function runClass(cls: ClassPlan, timeoutMs = CLASS_TIMEOUT_MS): Promise<ClassRun> {
   const results: CaseResult[] = [];
   const warnings: string[] = [];
   let service: Service;
+  let helpers: Helpers | undefined;
   try {
-    service = await startService();
+    helpers = await startHelpers(cls);
+    const listen = Boolean(cls.helpers?.actionsWebhook || cls.helpers?.graphqlService);
+    service = await startService({ listen, env: { ...cls.env, ...helpers.env } });
+    if (helpers.webhook && service.url) helpers.webhook.setEngine(service.url);
   } catch (error) {
-    const reason = `service start failed: ${(error as Error).message}`;
+    await helpers?.close();
+    const reason = `${helpers ? "service" : "helper server"} start failed: ${(error as Error).message}`;
     for (const test of cls.tests)
       results.push(failed({ folder: cls.folder, className: cls.name, test: test.name, file: test.file }, reason));
     return { results, warnings };
   }
-  const state: ClassState = { service, bodies: {}, warnings, aborted: false };
+  const state: ClassState = { service, bodies: {}, warnings, aborted: false, done: 0 };
   try {
     await withTimeout(runClassBody(cls, state, results), timeoutMs, `class ${cls.name}`);
   } catch (error) {
     state.aborted = true;
     const reason = error instanceof TimeoutError ? error.message : `runner error: ${(error as Error).message ?? error}`;
-    for (const test of cls.tests.slice(results.length))
+    for (const test of cls.tests.slice(state.done))
       results.push(failed({ folder: cls.folder, className: cls.name, test: test.name, file: test.file }, reason));
   } finally {
     await service.close();
+    await helpers.close();
   }
   return { results, warnings };
 }

@@ -7,15 +7,17 @@ import type { CaseResult } from "./types.js";
 export interface FolderSummary {
   folder: string;
   subscription: boolean;
+  /** An additional area (e.g. "actions", actions-plan.ts), counted apart from the manifest's folders. */
+  area?: string;
   pass: number;
   fail: number;
   skip: number;
   warnings: string[];
 }
 
-export function summarise(folder: string, subscription: boolean, results: CaseResult[], warnings: string[]): FolderSummary {
+export function summarise(folder: string, subscription: boolean, results: CaseResult[], warnings: string[], area?: string): FolderSummary {
   const count = (outcome: CaseResult["outcome"]) => results.filter((r) => r.outcome === outcome).length;
-  return { folder, subscription, pass: count("pass"), fail: count("fail"), skip: count("skip"), warnings };
+  return { folder, subscription, ...(area ? { area } : {}), pass: count("pass"), fail: count("fail"), skip: count("skip"), warnings };
 }
 
 function pct(n: number, d: number): string {
@@ -24,7 +26,7 @@ function pct(n: number, d: number): string {
 
 export function totals(folders: FolderSummary[], results: CaseResult[]) {
   const sum = (list: FolderSummary[], key: "pass" | "fail" | "skip") => list.reduce((n, f) => n + f[key], 0);
-  const scored = folders.filter((f) => !f.subscription);
+  const scored = folders.filter((f) => !f.subscription && !f.area);
   const scoredFolders = new Set(scored.map((f) => f.folder));
   const soft = results.filter((r) => r.outcome === "fail" && r.errorBodiesOnly && scoredFolders.has(r.folder)).length;
   const pass = sum(scored, "pass");
@@ -34,13 +36,34 @@ export function totals(folders: FolderSummary[], results: CaseResult[]) {
     scored: { pass, fail, skip: sum(scored, "skip"), passRate: pct(pass, pass + fail) },
     /** As if error bodies were only soft-checked (upstream's --avoid-error-message-checks). */
     lenient: { pass: pass + soft, fail: fail - soft, passRate: pct(pass + soft, pass + fail) },
+    /** Each additional area on its own. */
+    areas: Object.fromEntries(
+      [...new Set(folders.flatMap((f) => (f.area ? [f.area] : [])))].map((area) => {
+        const list = folders.filter((f) => f.area === area);
+        const inArea = new Set(list.map((f) => f.folder));
+        const areaSoft = results.filter((r) => r.outcome === "fail" && r.errorBodiesOnly && inArea.has(r.folder)).length;
+        const areaPass = sum(list, "pass");
+        const areaFail = sum(list, "fail");
+        return [
+          area,
+          {
+            pass: areaPass,
+            fail: areaFail,
+            skip: sum(list, "skip"),
+            passRate: pct(areaPass, areaPass + areaFail),
+            lenientPassRate: pct(areaPass + areaSoft, areaPass + areaFail),
+          },
+        ];
+      }),
+    ),
   };
 }
 
 function failureLine(r: CaseResult): string {
   const step = r.steps && r.steps > 1 ? ` [step ${r.step}/${r.steps}]` : "";
   const status = r.expectedStatus !== undefined ? ` status ${r.expectedStatus}→${r.actualStatus ?? "-"}` : "";
-  const head = `  ✗ ${r.folder.replace(/^queries\//, "")}/${shortName(r.file)}${step}${status}`;
+  const name = r.file ? shortName(r.file) : r.test;
+  const head = `  ✗ ${r.folder.replace(/^queries\//, "")}/${name}${step}${status}`;
   const expectedMessage = firstErrorMessage(r.expected);
   const actualMessage = firstErrorMessage(r.actual);
   if (r.diff) {
@@ -65,10 +88,16 @@ export function printReport(folders: FolderSummary[], results: CaseResult[], bac
   }
   const t = totals(folders, results);
   console.log(`\nTOTAL (all folders)           PASS ${t.all.pass} / FAIL ${t.all.fail} / SKIP ${t.all.skip}`);
-  console.log(
-    `Postgres query+mutation+perm  PASS ${t.scored.pass} / FAIL ${t.scored.fail} / SKIP ${t.scored.skip}  →  ${t.scored.passRate} pass`,
-  );
-  console.log(`  (${t.lenient.passRate} if error bodies were only soft-checked, as upstream's --avoid-error-message-checks does)`);
+  if (folders.some((f) => !f.subscription && !f.area)) {
+    console.log(
+      `Postgres query+mutation+perm  PASS ${t.scored.pass} / FAIL ${t.scored.fail} / SKIP ${t.scored.skip}  →  ${t.scored.passRate} pass`,
+    );
+    console.log(`  (${t.lenient.passRate} if error bodies were only soft-checked, as upstream's --avoid-error-message-checks does)`);
+  }
+  for (const [area, a] of Object.entries(t.areas)) {
+    const label = `${area[0]?.toUpperCase()}${area.slice(1)} area`.padEnd(29);
+    console.log(`${label} PASS ${a.pass} / FAIL ${a.fail} / SKIP ${a.skip}  →  ${a.passRate} pass (${a.lenientPassRate} soft-checked)`);
+  }
 
   const warned = folders.filter((f) => f.warnings.length > 0);
   if (warned.length > 0) {

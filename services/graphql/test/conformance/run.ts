@@ -1,12 +1,14 @@
 /**
  * `npm run test:conformance -w services/graphql [-- FILTER...]`: runs Hasura's tests-py Postgres
  * fixtures against the in-process service and reports; it never gates (exit 0 unless it crashes).
- * FILTERs are substrings matched against folder or case-file paths. Environment:
+ * The folders of manifest.json come first, then the Actions area (actions-plan.ts; `-- actions`
+ * runs only it). FILTERs are substrings matched against folder or case-file paths, or test names. Environment:
  * CONFORMANCE_DATABASE_URL / TEST_DATABASE_URL (PostgreSQL server; a fresh database per class),
  * HASURA_CONFORMANCE_DIR, CONFORMANCE_REQUEST_TIMEOUT_MS (30 s), CONFORMANCE_CLASS_TIMEOUT_MS (300 s),
  * CONFORMANCE_FOLDER_TIMEOUT_MS (600 s).
  */
 import { fileURLToPath } from "node:url";
+import { loadActionsPlan } from "./actions-plan.js";
 import { FIXTURE_ROOT, type FolderPlan, loadPlan } from "./fixtures.js";
 import { CLASS_TIMEOUT_MS, runClass } from "./harness.js";
 import { type FolderSummary, printReport, summarise, writeResults } from "./report.js";
@@ -16,8 +18,8 @@ import { type CaseResult, failed, skipped } from "./types.js";
 const RESULTS_PATH = fileURLToPath(new URL("./results.json", import.meta.url));
 const FOLDER_TIMEOUT_MS = Number(process.env.CONFORMANCE_FOLDER_TIMEOUT_MS ?? 600_000);
 
-function matches(filters: string[], folder: FolderPlan, file: string): boolean {
-  return filters.length === 0 || filters.some((f) => folder.folder.includes(f) || file.includes(f));
+function matches(filters: string[], folder: FolderPlan, file: string, test = ""): boolean {
+  return filters.length === 0 || filters.some((f) => folder.folder.includes(f) || file.includes(f) || test.includes(f));
 }
 
 async function runFolder(folder: FolderPlan, filters: string[]): Promise<{ results: CaseResult[]; warnings: string[] }> {
@@ -25,7 +27,7 @@ async function runFolder(folder: FolderPlan, filters: string[]): Promise<{ resul
   const warnings: string[] = [];
   const deadline = Date.now() + FOLDER_TIMEOUT_MS;
   for (const cls of folder.classes) {
-    const tests = cls.tests.filter((t) => matches(filters, folder, t.file));
+    const tests = cls.tests.filter((t) => matches(filters, folder, t.file, t.name));
     if (tests.length === 0) continue;
     if (folder.subscription) {
       for (const t of tests)
@@ -45,7 +47,12 @@ async function runFolder(folder: FolderPlan, filters: string[]): Promise<{ resul
     warnings.push(...run.warnings.map((w) => `${cls.name}: ${w}`));
   }
   for (const file of folder.unreferenced.filter((f) => matches(filters, folder, f)))
-    results.push(skipped({ folder: folder.folder, className: "-", test: "-", file }, "not referenced by any upstream test class"));
+    results.push(
+      skipped(
+        { folder: folder.folder, className: "-", test: "-", file },
+        folder.unreferencedReason ?? "not referenced by any upstream test class",
+      ),
+    );
   return { results, warnings };
 }
 
@@ -55,11 +62,11 @@ async function main(): Promise<void> {
   const started = Date.now();
   const summaries: FolderSummary[] = [];
   const all: CaseResult[] = [];
-  for (const folder of loadPlan()) {
+  for (const folder of [...loadPlan(), ...loadActionsPlan()]) {
     const folderStarted = Date.now();
     const { results, warnings } = await runFolder(folder, filters);
     if (results.length === 0) continue;
-    const summary = summarise(folder.folder, folder.subscription, results, warnings);
+    const summary = summarise(folder.folder, folder.subscription, results, warnings, folder.area);
     summaries.push(summary);
     all.push(...results);
     const secs = ((Date.now() - folderStarted) / 1000).toFixed(1);

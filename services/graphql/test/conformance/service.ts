@@ -1,7 +1,9 @@
 /**
  * One fresh in-process service per test class: embedded PGlite in memory, or a new database on the
  * server named by CONFORMANCE_DATABASE_URL / TEST_DATABASE_URL, created here and dropped on close.
- * Requests go through Fastify's inject with a timeout so a stuck request cannot hang the run.
+ * Requests go through Fastify's inject with a timeout so a stuck request cannot hang the run. A class
+ * whose helper servers call back into the engine (the actions webhook) also gets it on a real
+ * listener (127.0.0.1, a free port): `url`.
  */
 import { randomBytes } from "node:crypto";
 import { createLogger } from "@platform/core";
@@ -18,11 +20,22 @@ export interface Reply {
   body: unknown;
   /** The raw text when the body is not JSON. */
   raw?: string;
+  /** Response headers, names in lower case. */
+  headers: Record<string, string | string[] | undefined>;
 }
 
 export interface Service {
   post(url: string, payload: unknown, headers?: Record<string, string>): Promise<Reply>;
+  /** `http://127.0.0.1:<port>` when started with `listen`. */
+  url?: string;
   close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** Also listen on 127.0.0.1 (a free port), for helper servers that call the engine over HTTP. */
+  listen?: boolean;
+  /** Settings over the runner's defaults (Hasura variable names). */
+  env?: Record<string, string>;
 }
 
 export class TimeoutError extends Error {}
@@ -64,14 +77,15 @@ async function inject(app: FastifyInstance, url: string, payload: unknown, heade
     payload: payload as Record<string, unknown>,
     headers: { "content-type": "application/json", ...headers },
   });
+  const responseHeaders = response.headers as Reply["headers"];
   try {
-    return { status: response.statusCode, body: JSON.parse(response.body) };
+    return { status: response.statusCode, body: JSON.parse(response.body), headers: responseHeaders };
   } catch {
-    return { status: response.statusCode, body: response.body, raw: response.body };
+    return { status: response.statusCode, body: response.body, raw: response.body, headers: responseHeaders };
   }
 }
 
-export async function startService(): Promise<Service> {
+export async function startService(options: ServiceOptions = {}): Promise<Service> {
   const database = await scratchDatabase();
   const config = readGraphqlConfig({
     HASURA_GRAPHQL_DATA_DIR: "memory://",
@@ -84,6 +98,7 @@ export async function startService(): Promise<Service> {
     // scripts/dev.sh set HASURA_GRAPHQL_ADMIN_INTERNAL_ERRORS=false): the fixtures' bodies have none.
     HASURA_GRAPHQL_ADMIN_INTERNAL_ERRORS: "false",
     ...(database.url ? { HASURA_GRAPHQL_DATABASE_URL: database.url } : {}),
+    ...options.env,
   });
   let service: Awaited<ReturnType<typeof createGraphql>>;
   try {
@@ -92,8 +107,20 @@ export async function startService(): Promise<Service> {
     await database.drop().catch(() => {});
     throw error;
   }
+  let url: string | undefined;
+  if (options.listen) {
+    try {
+      url = await withTimeout(service.app.listen({ host: "127.0.0.1", port: 0 }), REQUEST_TIMEOUT_MS, "service listen");
+    } catch (error) {
+      // Best effort: the listen failure is what the caller reports, not a failed clean-up after it.
+      await withTimeout(service.close(), 10_000, "service close").catch(() => undefined);
+      await database.drop().catch(() => undefined);
+      throw error;
+    }
+  }
   return {
-    post: (url, payload, headers = {}) => withTimeout(inject(service.app, url, payload, headers), REQUEST_TIMEOUT_MS, `POST ${url}`),
+    post: (path, payload, headers = {}) => withTimeout(inject(service.app, path, payload, headers), REQUEST_TIMEOUT_MS, `POST ${path}`),
+    ...(url ? { url } : {}),
     async close() {
       await withTimeout(service.close(), 10_000, "service close").catch(() => {});
       await withTimeout(database.drop(), 20_000, "drop database").catch(() => {});

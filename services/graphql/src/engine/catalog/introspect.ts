@@ -72,16 +72,18 @@ const DELETABLE = 16;
  * pg_*, information_schema and Hasura's own). Missing tables are simply absent from the result.
  * Functions: the named ones, or every user function when `tables` is omitted too.
  */
+/** What custom types may name as Postgres scalars, as Hasura reads them from pg_type. */
+export async function introspectBaseTypes(db: Queryable): Promise<Set<string>> {
+  const { rows } = await db.query<{ name: string }>(sql`SELECT typname AS name FROM pg_catalog.pg_type WHERE typtype = 'b'`);
+  return new Set(rows.map((t) => t.name));
+}
+
 export async function introspect(db: Queryable, tables?: readonly TableName[], functions?: readonly TableName[]): Promise<PgCatalog> {
   const catalog: PgCatalog = { tables: new Map(), enumValues: new Map() };
   if (tables === undefined || (functions && functions.length > 0)) {
     catalog.functions = await introspectFunctions(db, tables === undefined ? functions : (functions ?? []));
   }
-  if (tables === undefined) {
-    // What custom types may name as Postgres scalars, as Hasura reads them from pg_type.
-    const { rows: types } = await db.query<{ name: string }>(sql`SELECT typname AS name FROM pg_catalog.pg_type WHERE typtype = 'b'`);
-    catalog.baseTypes = new Set(types.map((t) => t.name));
-  }
+  if (tables === undefined) catalog.baseTypes = await introspectBaseTypes(db);
   if (tables && tables.length === 0) return catalog;
   const { rows } = await db.query<RelationRow>(relationsQuery(tables));
   for (const row of rows) {

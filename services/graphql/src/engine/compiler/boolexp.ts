@@ -168,7 +168,8 @@ function keyOperand(ctx: CompileContext, value: unknown, source: ExpSource, arra
   return array ? sql`${asList(value).map((v) => mapValue(v, String))}::text[]` : sql`${mapValue(value, String)}::text`;
 }
 
-function typeName(column: ColumnModel): Sql {
+/** A column's type in SQL (`"int4"`). */
+export function typeName(column: ColumnModel): Sql {
   return sql`${ident(column.pgType)}`;
 }
 

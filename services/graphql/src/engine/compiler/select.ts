@@ -15,7 +15,7 @@ import { atJsonPath } from "./json-path.js";
 import { orderTerms } from "./order.js";
 import { mapValue } from "./slot.js";
 
-interface Parent {
+export interface Parent {
   rel: { mapping: Array<[string, string]> };
   alias: string;
 }
@@ -44,7 +44,7 @@ function rowFieldValue(ctx: CompileContext, table: TableModel, alias: string, f:
   }
 }
 
-function objectJson(ctx: CompileContext, table: TableModel, fields: RowField[], parent: Parent): Sql {
+export function objectJson(ctx: CompileContext, table: TableModel, fields: RowField[], parent: Parent): Sql {
   const alias = ctx.alias();
   const where = and([joinCondition(parent.rel, parent.alias, alias), permissionFilter(ctx, table, alias)]);
   return sql`(SELECT ${rowJson(ctx, table, alias, fields)} FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${where} LIMIT 1)`;

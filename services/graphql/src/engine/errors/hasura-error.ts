@@ -48,11 +48,18 @@ export class HasuraError extends AppError {
     /** JSON path in Hasura's `encodeJSONPath` form, e.g. `$.selectionSet.author.args`. */
     readonly path = "$",
     status = 400,
-    options?: { cause?: unknown; internal?: unknown },
+    options?: { cause?: unknown; internal?: unknown; extensions?: Record<string, unknown> },
   ) {
     super(status, code, message, options?.internal, { cause: options?.cause });
     this.name = "HasuraError";
+    this.extensions = options?.extensions;
   }
+
+  /**
+   * The error's whole `extensions` object when something outside the engine gave it (an action
+   * handler's error answer): Hasura then answers it in place of `{path, code}`.
+   */
+  readonly extensions: Record<string, unknown> | undefined;
 
   get hasuraCode(): HasuraCode {
     return this.code as HasuraCode;

@@ -23,3 +23,7 @@ export function computedFieldMissing(name: string): HasuraError {
 export function unexpectedField(field: string, type: string): HasuraError {
   return new HasuraError("unexpected", `unexpected field "${field}" in type '${type}'`);
 }
+
+export function actionMissing(name: string): HasuraError {
+  return new HasuraError("unexpected", `action ${name} missing`);
+}

@@ -1,6 +1,7 @@
 /**
- * The mutation executor: every mutation field of a request runs in order in one transaction, so
- * one failure rolls every one back; the request's signal cancels whichever statement runs.
+ * The mutation executor: the mutation fields of a request run in order, the table mutations in
+ * one transaction, so one failure rolls every one back; the request's signal cancels whichever
+ * statement runs.
  * Triggers can read the session as Hasura exposes it: current_setting('hasura.user'). The SQL
  * comes from the compiler; this executor runs it and feeds each statement's rows to the next.
  */
@@ -13,10 +14,43 @@ import { bindingNumbersAsText } from "../json-number.js";
 import type { TableModel } from "../model/types.js";
 import { fromPostgres } from "../pg-errors.js";
 import type { MutationField, MutationOutput, Path, UpdateChanges } from "../plan/types.js";
+import { type ActionCall, runAction } from "./action.js";
 import { insertObject } from "./insert.js";
 
-export async function runMutation(db: Database, ctx: CompileContext, fields: MutationField[], signal?: AbortSignal): Promise<string> {
-  const parts = await db.transaction(
+/**
+ * Runs a mutation's fields in order: table mutations (and VOLATILE functions) next to each other
+ * share one transaction; an action between them is its handler's call, outside any transaction
+ * (a handler may write through this engine itself), as Hasura runs actions apart from the database.
+ */
+export async function runMutation(
+  db: Database,
+  ctx: CompileContext,
+  fields: MutationField[],
+  signal: AbortSignal | undefined,
+  actions: Omit<ActionCall, "compile" | "db">,
+): Promise<string> {
+  const parts: string[] = [];
+  let group: DatabaseField[] = [];
+  const flush = async () => {
+    if (group.length > 0) parts.push(...(await runInTransaction(db, ctx, group, signal)));
+    group = [];
+  };
+  for (const f of fields) {
+    if (f.kind !== "action") {
+      group.push(f);
+      continue;
+    }
+    await flush();
+    parts.push(`${JSON.stringify(f.key)}:${await runAction(f, { ...actions, db, compile: ctx })}`);
+  }
+  await flush();
+  return `{"data":{${parts.join(",")}}}`;
+}
+
+type DatabaseField = Exclude<MutationField, { kind: "action" }>;
+
+async function runInTransaction(db: Database, ctx: CompileContext, fields: DatabaseField[], signal?: AbortSignal): Promise<string[]> {
+  return db.transaction(
     async (transaction: Queryable) => {
       const tx = bindingNumbersAsText(transaction);
       await tx.query(
@@ -28,7 +62,6 @@ export async function runMutation(db: Database, ctx: CompileContext, fields: Mut
     },
     { signal },
   );
-  return `{"data":{${parts.join(",")}}}`;
 }
 
 /** The JSON text a statement built by `asText` answers (null when it answers no row). */
@@ -39,7 +72,7 @@ async function text(tx: Queryable, statement: Sql | null): Promise<string> {
 }
 
 /** One mutation field's JSON: a table mutation, a VOLATILE function, or __typename. */
-async function runField(ctx: CompileContext, tx: Queryable, f: MutationField): Promise<string> {
+async function runField(ctx: CompileContext, tx: Queryable, f: DatabaseField): Promise<string> {
   switch (f.kind) {
     case "typename":
       return JSON.stringify(f.typeName);

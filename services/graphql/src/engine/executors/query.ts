@@ -9,8 +9,12 @@ import { resolveParams, type SlotInput } from "../compiler/slot.js";
 import { noResultRow } from "../errors.js";
 import { type FailedStatement, fromPostgres } from "../pg-errors.js";
 import type { QueryField } from "../plan/types.js";
+import { type ActionCall, runAction } from "./action.js";
 
-export type DataField = Exclude<QueryField, { kind: "typename" }>;
+/** A root field answered by the query's statement (actions are answered by their handlers). */
+export type DataField = Exclude<QueryField, { kind: "typename" } | { kind: "action" }>;
+
+const isDataField = (f: QueryField): f is DataField => f.kind !== "typename" && f.kind !== "action";
 
 /** Root fields selected as columns of their own; more are packed into one array (PostgreSQL's limit is 1,664 columns). */
 const MAX_COLUMNS = 1000;
@@ -28,7 +32,7 @@ export interface CompiledQuery {
 
 /** The statement of a query's root fields, each data field compiled by `compileField` to an expression of its JSON. */
 export function compileQuery(fields: QueryField[], compileField: (field: DataField) => Sql): CompiledQuery {
-  const data = fields.filter((f): f is DataField => f.kind !== "typename");
+  const data = fields.filter(isDataField);
   const values = data.map((f) => sql`(${compileField(f)})::text`);
   const packed = values.length > MAX_COLUMNS;
   const select = packed
@@ -41,7 +45,7 @@ export function compileQuery(fields: QueryField[], compileField: (field: DataFie
     columns: data.map((_, i) => (packed ? i : `f${i}`)),
     keys: fields.map((f) => ({
       prefix: `${JSON.stringify(f.key)}:`,
-      field: f.kind === "typename" ? null : data.indexOf(f),
+      field: isDataField(f) ? data.indexOf(f) : null,
       constant: f.kind === "typename" ? JSON.stringify(f.typeName) : "null",
     })),
   };
@@ -72,4 +76,27 @@ export async function runQuery(db: Database, plan: CompiledQuery, input: SlotInp
   const results = await runQueryFields(db, plan, input, signal);
   const parts = plan.keys.map((k) => k.prefix + (k.field === null ? k.constant : (results[k.field] ?? "null")));
   return `{"data":{${parts.join(",")}}}`;
+}
+
+/**
+ * A query planned with the request's own values and run once (actions and introspection are not
+ * cached): its data fields in one unnamed statement and its actions through their handlers, at
+ * the same time. The JSON text of every field of `fields`, in order.
+ */
+export async function runQueryOnce(
+  db: Database,
+  fields: QueryField[],
+  compileField: (field: DataField) => Sql,
+  input: SlotInput,
+  call: ActionCall,
+): Promise<string[]> {
+  const plan = compileQuery(fields, compileField);
+  const [results, actions] = await Promise.all([
+    runQueryFields(db, { ...plan, name: "" }, input, call.signal),
+    Promise.all(fields.map((f) => (f.kind === "action" ? runAction(f, call) : null))),
+  ]);
+  return fields.map((_, i) => {
+    const key = plan.keys[i];
+    return actions[i] ?? (key?.field === null || key?.field === undefined ? (key?.constant ?? "null") : (results[key.field] ?? "null"));
+  });
 }

@@ -48,6 +48,8 @@ export interface RequestContext {
   ip?: string | undefined;
   /** The request's id, logged with an unexpected error. */
   requestId?: string | undefined;
+  /** The client's request headers (lower-case names), for actions that forward them. */
+  headers?: Record<string, string> | undefined;
 }
 
 /** setTimeout's longest delay; a longer time limit is no limit. */
@@ -87,6 +89,7 @@ export class RequestGuard {
         signal: deadline?.signal ?? context.signal,
         checkOperation: this.sizeCheck(session),
         requestId: context.requestId,
+        headers: context.headers,
       });
     } finally {
       deadline?.clear();

@@ -122,7 +122,7 @@ const GLOBAL_OPERATIONS: Record<string, OperationSpec> = {
     modifies: false,
   },
   drop_inconsistent_metadata: {
-    run: (metadata, _args, catalog) => success(dropUnserved(dropInconsistent(metadata, catalog))),
+    run: (metadata, _args, catalog) => success(dropUnserved(dropInconsistent(metadata, catalog), catalog)),
     modifies: true,
   },
   ...UNSERVED_GLOBAL_OPERATIONS,

@@ -1,5 +1,5 @@
 /**
- * Metadata this engine keeps but does not serve yet: actions and custom types, remote schemas,
+ * Metadata this engine keeps but does not serve yet: asynchronous actions, remote schemas,
  * remote relationships, event triggers, cron triggers, inherited roles and REST endpoints. They
  * are stored and exported as given (replace_metadata, a metadata directory, or the commands in
  * the unserved-*.ts files) and each one is reported as an inconsistent object, with the `type`
@@ -10,6 +10,8 @@
  *
  * Other top-level keys (query_collections, allowlist, network, backend_configs, opentelemetry,
  * graphql_schema_introspection, metrics_config, ...) are kept as they are and not
+ * reported; so are synchronous actions whose types resolve and valid custom types, which are
+ * served (model/build-actions.ts). Invalid ones are reported with Hasura's reason. Also not
  * reported: Hasura reports none of them as metadata objects of their own, and query
  * collections and the allow list change nothing unless HASURA_GRAPHQL_ENABLE_ALLOWLIST is set.
  */
@@ -87,29 +89,36 @@ function remoteRelationshipDefinition(rel: Json, source: string, table: Qualifie
   return { definition, source, table, name: rel.name };
 }
 
+/** Why an action is not served: Hasura's reason when its types do not resolve, or that asynchronous actions are not served yet. */
+function actionProblem(entry: Json, metadata: Metadata, catalog: CatalogView | undefined): string | null {
+  const definition = isObject(entry.definition) ? entry.definition : {};
+  const problem = catalog ? actionTypeProblem(definition, metadata.custom_types, catalog) : null;
+  if (problem !== null) return `Inconsistent object: ${problem}`;
+  const types = catalog ? customTypeProblems(metadata.custom_types, metadata, catalog) : [];
+  if (types.length > 0) return `Inconsistent object: ${customTypesReason(types)}`;
+  if (definition.kind === "asynchronous" && definition.type !== "query") return notServed("asynchronous actions");
+  return null;
+}
+
 /** Every unserved object in `metadata`, reported as Hasura reports an inconsistent object. */
 export function unservedInconsistencies(metadata: Metadata, catalog?: CatalogView): InconsistentObject[] {
   const found: InconsistentObject[] = [];
   for (const { key, type, what } of TOP_LISTS) {
     for (const entry of topList(metadata, key)) {
-      // An action whose types do not resolve is reported with Hasura's reason rather than as not served.
-      const problem =
-        type === "action" && catalog && isObject(entry.definition)
-          ? actionTypeProblem(entry.definition, metadata.custom_types, catalog)
-          : null;
-      const reason = problem === null ? notServed(what) : `Inconsistent object: ${problem}`;
-      found.push({ definition: topDefinition(type, entry), name: topName(type, entry), reason, type });
+      const reason = type === "action" ? actionProblem(entry, metadata, catalog) : notServed(what);
+      if (reason !== null) found.push({ definition: topDefinition(type, entry), name: topName(type, entry), reason, type });
     }
   }
   if (hasCustomTypes(metadata)) {
-    // Custom types Hasura would refuse are reported with its reason rather than as not served.
+    // Custom types Hasura would refuse are reported with its reason; valid ones are served.
     const problems = catalog ? customTypeProblems(metadata.custom_types, metadata, catalog) : [];
-    found.push({
-      definition: metadata.custom_types,
-      name: "custom_types custom_types",
-      reason: problems.length > 0 ? `Inconsistent object: ${customTypesReason(problems)}` : notServed("custom types"),
-      type: "custom_types",
-    });
+    if (problems.length > 0)
+      found.push({
+        definition: metadata.custom_types,
+        name: "custom_types custom_types",
+        reason: `Inconsistent object: ${customTypesReason(problems)}`,
+        type: "custom_types",
+      });
   }
   for (const source of metadata.sources) {
     for (const table of source.tables) {
@@ -128,11 +137,16 @@ export function unservedInconsistencies(metadata: Metadata, catalog?: CatalogVie
   return found;
 }
 
-/** drop_inconsistent_metadata's share: metadata without any unserved object. */
-export function dropUnserved(metadata: Metadata): Metadata {
+/** drop_inconsistent_metadata's share: metadata without any unserved object (served actions and custom types stay). */
+export function dropUnserved(metadata: Metadata, catalog: CatalogView): Metadata {
   let next = metadata;
-  for (const { key } of TOP_LISTS) if (next[key] !== undefined) next = withTopList(next, key, []);
-  if (next.custom_types !== undefined && hasCustomTypes(next)) next = setOrDrop(next, "custom_types", undefined);
+  for (const { key, type } of TOP_LISTS) {
+    if (next[key] === undefined) continue;
+    const kept = type === "action" ? topList(next, key).filter((a) => actionProblem(a, metadata, catalog) === null) : [];
+    next = withTopList(next, key, kept);
+  }
+  if (next.custom_types !== undefined && hasCustomTypes(next) && customTypeProblems(next.custom_types, next, catalog).length > 0)
+    next = setOrDrop(next, "custom_types", undefined);
   const sources = next.sources.map((source) => ({
     ...source,
     tables: source.tables.map((table) => {

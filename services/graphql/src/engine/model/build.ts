@@ -5,6 +5,7 @@
  */
 
 import { type PgCatalog, type PgColumn, type PgTable, tableKey } from "../catalog/types.js";
+import { catalogViewOf } from "../metadata/catalog-view.js";
 import { introspectionDisabledRoles } from "../metadata/introspection-options.js";
 import type {
   ArrayRelationship,
@@ -14,6 +15,7 @@ import type {
   QualifiedTable,
   TableMetadata,
 } from "../metadata/types.js";
+import { buildActions } from "./build-actions.js";
 import { buildComputedFields, buildTrackedFunctions } from "./build-functions.js";
 import { scalarName } from "./scalars.js";
 import type { ColumnModel, Model, RelationshipModel, RootFieldNames, TableModel } from "./types.js";
@@ -105,7 +107,9 @@ export function buildModel(metadata: Metadata, catalog: PgCatalog, sourceName = 
   for (const meta of tracked)
     buildComputedFields(meta, tables.get(tableKey(meta.table.schema, meta.table.name)) as TableModel, tables, catalog);
   const functions = buildTrackedFunctions((source?.functions ?? []) as FunctionMetadata[], tables, catalog);
-  return { tables, functions, roles, introspectionDisabled: introspectionDisabledRoles(metadata) };
+  const { actions, customTypes } = buildActions(metadata, catalogViewOf(catalog), tables);
+  for (const a of actions.values()) for (const role of a.permissions) roles.add(role);
+  return { tables, functions, roles, introspectionDisabled: introspectionDisabledRoles(metadata), actions, customTypes };
 }
 
 /** The element type of a true array column (`text` for `_text`); vector types such as int2vector stay scalars. */

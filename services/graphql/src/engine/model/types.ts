@@ -120,6 +120,74 @@ export interface TableModel {
   comment: string | null;
 }
 
+/** A GraphQL type as written in metadata (`[Int!]!`), read: named or list, each nullable or not. */
+export type TypeRef = { kind: "named"; name: string; nullable: boolean } | { kind: "list"; of: TypeRef; nullable: boolean };
+
+/** A field of a custom type, or an argument of an action: its GraphQL type as written (`[Int!]!`) and read. */
+export interface CustomFieldModel {
+  name: string;
+  type: string;
+  ref: TypeRef;
+  description: string | null;
+}
+
+/** A relationship from an action's output object to a tracked table (`field_mapping`: object field -> column). */
+export interface CustomRelationshipModel {
+  name: string;
+  kind: "object" | "array";
+  /** Key of the target table model. */
+  target: string;
+  /** Pairs of (field of the object, column of the target). */
+  mapping: Array<[string, string]>;
+}
+
+export interface CustomObjectModel {
+  name: string;
+  description: string | null;
+  fields: CustomFieldModel[];
+  relationships: CustomRelationshipModel[];
+}
+
+/**
+ * The custom types of actions (Hasura's `set_custom_types`): scalars, enums, input objects and
+ * output objects, by name. Postgres scalars (`uuid`, `jsonb`) are not listed; they resolve by name.
+ */
+export interface CustomTypesModel {
+  scalars: Map<string, { name: string; description: string | null }>;
+  enums: Map<
+    string,
+    { name: string; description: string | null; values: Array<{ value: string; description: string | null; deprecated: boolean }> }
+  >;
+  inputs: Map<string, { name: string; description: string | null; fields: CustomFieldModel[] }>;
+  objects: Map<string, CustomObjectModel>;
+}
+
+/** A header sent to an action handler: a literal value or one read from the environment. */
+export interface HeaderModel {
+  name: string;
+  value?: string;
+  valueFromEnv?: string;
+}
+
+/** An action whose types resolve: a query or mutation field answered by an HTTP handler. */
+export interface ActionModel {
+  name: string;
+  type: "query" | "mutation";
+  kind: "synchronous" | "asynchronous";
+  arguments: CustomFieldModel[];
+  /** The output type as written (`[UserId]!`) and read. */
+  outputType: string;
+  output: TypeRef;
+  /** The handler URL, `{{ENV_VAR}}` templates unresolved (Hasura reports the template, not the URL). */
+  handler: string;
+  headers: HeaderModel[];
+  forwardClientHeaders: boolean;
+  timeoutSeconds: number;
+  description: string | null;
+  /** Roles given the action by create_action_permission (admin always has it). */
+  permissions: Set<string>;
+}
+
 export interface Model {
   tables: Map<string, TableModel>;
   /** Tracked functions by `schema.name`. */
@@ -128,4 +196,7 @@ export interface Model {
   roles: Set<string>;
   /** Roles whose `__schema` / `__type` queries are refused (metadata's graphql_schema_introspection). */
   introspectionDisabled: Set<string>;
+  /** Actions whose types resolve, by name. */
+  actions: Map<string, ActionModel>;
+  customTypes: CustomTypesModel;
 }

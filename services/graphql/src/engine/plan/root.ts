@@ -1,8 +1,9 @@
 /** Planning the root fields of query_root and mutation_root. */
 import type { GraphQLObjectType } from "graphql";
-import { fieldNotFound, jsonPath, subscriptionOnlyField } from "../errors.js";
+import { actionMissing, fieldNotFound, jsonPath, subscriptionOnlyField } from "../errors.js";
 import type { FunctionModel } from "../model/types.js";
 import type { MutationKind } from "../schema/field-info.js";
+import { planAction } from "./action.js";
 import { definitionOf, objectTypeOf, type PlanContext } from "./context.js";
 import type { Collected } from "./fields.js";
 import { planTableMutation } from "./mutation.js";
@@ -15,6 +16,15 @@ function rootDefinition(ctx: PlanContext, root: GraphQLObjectType, field: Collec
   return { ...found, table: ctx.table(found.info.table), type: objectTypeOf(found.def), args: ctx.args(field, found.def) };
 }
 
+/** The action a root field calls, if it is an action's field. */
+function actionField(ctx: PlanContext, root: GraphQLObjectType, field: Collected) {
+  const found = definitionOf(root, field.name);
+  if (found?.info.kind !== "action") return undefined;
+  const action = ctx.model.actions.get(found.info.action);
+  if (!action) throw actionMissing(found.info.action);
+  return planAction(ctx, action, field, found.def);
+}
+
 function functionModel(ctx: PlanContext, key: string): FunctionModel {
   return ctx.model.functions.get(key) as FunctionModel;
 }
@@ -23,6 +33,8 @@ function functionModel(ctx: PlanContext, key: string): FunctionModel {
 export function planQueryField(ctx: PlanContext, root: GraphQLObjectType, field: Collected): QueryField {
   const key = field.responseKey;
   if (field.name === "__typename") return { kind: "typename", key, typeName: root.name };
+  const action = actionField(ctx, root, field);
+  if (action) return action;
   const path = ["selectionSet", key];
   const { info, table, type, args } = rootDefinition(ctx, root, field, path);
   const sub = ctx.subFields(field, type);
@@ -52,6 +64,8 @@ export function planQueryField(ctx: PlanContext, root: GraphQLObjectType, field:
 export function planMutationField(ctx: PlanContext, root: GraphQLObjectType, field: Collected): MutationField {
   const key = field.responseKey;
   if (field.name === "__typename") return { kind: "typename", key, typeName: root.name };
+  const action = actionField(ctx, root, field);
+  if (action) return action;
   const path = ["selectionSet", key];
   const { info, table, type, args } = rootDefinition(ctx, root, field, path);
   if (info.kind === "function") {

@@ -6,7 +6,14 @@
  * the executors run that SQL. New kinds of root fields (actions, remote schemas) and of row
  * fields (remote relationships) are new node kinds with executors of their own.
  */
-import type { ComputedFieldModel, FunctionModel, RelationshipModel, TableModel } from "../model/types.js";
+import type {
+  ActionModel,
+  ComputedFieldModel,
+  CustomRelationshipModel,
+  FunctionModel,
+  RelationshipModel,
+  TableModel,
+} from "../model/types.js";
 
 /** Where a node is in the request, for error paths (`["selectionSet", "author", "args", ...]`). */
 export type Path = ReadonlyArray<string | number>;
@@ -68,6 +75,30 @@ export type AggregateFunctionField =
       columns: Array<TypenameNode | { kind: "column"; key: string; column: string }>;
     };
 
+/**
+ * A field of an action's output object: a field of the handler's answer (`fields` for an object
+ * value, null for a scalar), or a relationship to a table joined on the answer's fields.
+ */
+export type OutputField =
+  | TypenameNode
+  | { kind: "output_field"; key: string; field: string; fields: OutputField[] | null }
+  | { kind: "object_rel"; key: string; rel: CustomRelationshipModel; target: TableModel; fields: RowField[]; path: Path }
+  | { kind: "array_rel"; key: string; rel: CustomRelationshipModel; rows: RowsNode }
+  | { kind: "array_rel_aggregate"; key: string; rel: CustomRelationshipModel; aggregate: AggregateNode };
+
+/**
+ * A synchronous action: its handler is called with `input` (the arguments as given), and its
+ * answer, checked against the output type, is shaped by `fields` (null when the output is a scalar).
+ */
+export interface ActionNode {
+  kind: "action";
+  key: string;
+  action: ActionModel;
+  input: Args;
+  fields: OutputField[] | null;
+  path: Path;
+}
+
 /** A root field of query_root. */
 export type QueryField =
   | TypenameNode
@@ -76,7 +107,8 @@ export type QueryField =
   | { kind: "select_aggregate"; key: string; aggregate: AggregateNode }
   /** A tracked function's rows; `call` is the value of its `args` argument. */
   | { kind: "function"; key: string; fn: FunctionModel; call: unknown; rows: RowsNode }
-  | { kind: "function_aggregate"; key: string; fn: FunctionModel; call: unknown; aggregate: AggregateNode };
+  | { kind: "function_aggregate"; key: string; fn: FunctionModel; call: unknown; aggregate: AggregateNode }
+  | ActionNode;
 
 /** The `{affected_rows, returning}` object a mutation answers with. */
 export type MutationResponseField =
@@ -122,4 +154,5 @@ export type MutationField =
   | { kind: "update_many"; key: string; table: TableModel; updates: UpdateChanges[]; output: MutationOutput; path: Path }
   | { kind: "delete"; key: string; table: TableModel; args: Args; pk: Args | null; output: MutationOutput; path: Path }
   /** A VOLATILE function tracked as a mutation: its rows, read in the mutation's transaction. */
-  | { kind: "function"; key: string; fn: FunctionModel; call: unknown; rows: RowsNode };
+  | { kind: "function"; key: string; fn: FunctionModel; call: unknown; rows: RowsNode }
+  | ActionNode;

@@ -24,6 +24,7 @@ import {
 import { type SelectAccess, selectAccess, visibleRelationships } from "../model/access.js";
 import { isComparable, isJsonb, isNumeric, isTextual } from "../model/scalars.js";
 import type { ColumnModel, Model, TableModel } from "../model/types.js";
+import { ActionTypes } from "./actions.js";
 import { aggregatePredicateFields } from "./aggregate-predicates.js";
 import { arrayComparisonType, comparisonType, sortFields } from "./comparison.js";
 import type { FieldInfo } from "./field-info.js";
@@ -79,6 +80,8 @@ export class RoleSchemaBuilder {
       this.addSelectRoots(subscription, table, access, access.subscriptionFields);
     }
     Object.assign(query, functionRootFields(this, "query"));
+    const actions = new ActionTypes(this);
+    Object.assign(query, actions.rootFields("query"));
     Object.assign(subscription, functionRootFields(this, "query"));
     const root = (name: string, fields: GraphQLFieldConfigMap<unknown, unknown>) =>
       Object.keys(fields).length > 0 ? new GraphQLObjectType({ name, fields: sortFields(fields) }) : undefined;
@@ -87,7 +90,11 @@ export class RoleSchemaBuilder {
       new GraphQLObjectType({ name: "query_root", fields: { no_queries_available: { type: new GraphQLNonNull(GraphQLString) } } });
     return validSchema({
       query: queryRoot,
-      mutation: root("mutation_root", { ...mutationFields(this), ...functionRootFields(this, "mutation") }),
+      mutation: root("mutation_root", {
+        ...mutationFields(this),
+        ...functionRootFields(this, "mutation"),
+        ...actions.rootFields("mutation"),
+      }),
       subscription: root("subscription_root", subscription),
     });
   }
@@ -192,6 +199,11 @@ export class RoleSchemaBuilder {
   outputScalar(column: ColumnModel): GraphQLScalarType | GraphQLEnumType | GraphQLList<GraphQLScalarType> {
     if (!column.elementType || column.enumTable) return this.scalar(column) as GraphQLScalarType | GraphQLEnumType;
     return new GraphQLList(this.scalars.get(column.scalar));
+  }
+
+  /** A scalar by its GraphQL name (GraphQL's own, a Postgres type's, or an action's custom scalar). */
+  scalarNamed(name: string, description: string | null = null): GraphQLScalarType {
+    return this.scalars.get(name, description);
   }
 
   named<T extends GraphQLObjectType | GraphQLInputObjectType | GraphQLEnumType>(name: string, make: () => T): T {

@@ -8,7 +8,10 @@ export type FieldInfo =
   | { kind: "aggregate" | "nodes" | "count" }
   | { kind: "aggregate_op"; op: string }
   | { kind: "computed_scalar" | "computed_table"; computed: string }
-  | { kind: "function" | "function_aggregate"; table: string; fn: string };
+  | { kind: "function" | "function_aggregate"; table: string; fn: string }
+  /** An action's root field, and a field of an action's output object (relationships use the *_rel kinds). */
+  | { kind: "action"; action: string }
+  | { kind: "output_field"; field: string };
 
 export function fieldInfo(extensions: unknown): FieldInfo | undefined {
   return (extensions as { hasura?: FieldInfo } | undefined)?.hasura;

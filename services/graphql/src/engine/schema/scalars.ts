@@ -1,17 +1,28 @@
 /** GraphQL scalars and the shared input/enum types every role's schema uses. */
-import { GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLInt, GraphQLScalarType, GraphQLString, valueFromASTUntyped } from "graphql";
+import {
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLScalarType,
+  GraphQLString,
+  valueFromASTUntyped,
+} from "graphql";
 
 const BUILT_IN: Record<string, GraphQLScalarType> = {
   Int: GraphQLInt,
   Float: GraphQLFloat,
   String: GraphQLString,
   Boolean: GraphQLBoolean,
+  ID: GraphQLID,
 };
 
 /** A Postgres-named scalar (`uuid`, `jsonb`, `timestamptz`, ...): any JSON value in, Postgres' JSON out. */
-function customScalar(name: string): GraphQLScalarType {
+function customScalar(name: string, description: string | null): GraphQLScalarType {
   return new GraphQLScalarType({
     name,
+    ...(description ? { description } : {}),
     serialize: (value) => value,
     parseValue: (value) => value,
     parseLiteral: (ast, variables) => valueFromASTUntyped(ast, variables),
@@ -21,12 +32,13 @@ function customScalar(name: string): GraphQLScalarType {
 export class ScalarRegistry {
   private readonly custom = new Map<string, GraphQLScalarType>();
 
-  get(name: string): GraphQLScalarType {
+  /** The scalar named `name`; `description` is used when it is first made (an action's custom scalar). */
+  get(name: string, description: string | null = null): GraphQLScalarType {
     const builtIn = BUILT_IN[name];
     if (builtIn) return builtIn;
     let scalar = this.custom.get(name);
     if (!scalar) {
-      scalar = customScalar(name);
+      scalar = customScalar(name, description);
       this.custom.set(name, scalar);
     }
     return scalar;

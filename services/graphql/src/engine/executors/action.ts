@@ -1,0 +1,284 @@
+/**
+ * The action executor: a synchronous action's handler is POSTed Hasura's payload
+ * (https://hasura.io/docs/latest/actions/action-handlers/: `action.name`, `input`,
+ * `session_variables`, `request_query`) with the configured headers (and the client's, when
+ * `forward_client_headers`), its answer checked against the output type as Hasura checks it
+ * (validateResponse in server/src-lib/Hasura/GraphQL/Execute/Action.hs) and shaped to the
+ * selection; relationships to tables are read in one statement built by compiler/action.ts.
+ */
+import type { Database } from "@platform/core";
+import { type RelationshipBatch, type RelationshipField, relationshipsStatement } from "../compiler/action.js";
+import type { CompileContext } from "../compiler/context.js";
+import {
+  type ActionExchange,
+  actionEnvMissing,
+  actionHandlerError,
+  actionHttpException,
+  actionInvalidJson,
+  actionUnexpectedResponse,
+  actionUnexpectedStatus,
+} from "../errors.js";
+import { JsonNumber, jsonText, RawJson } from "../json-number.js";
+import { parseJsonBody } from "../json-parse.js";
+import type { ActionModel, CustomTypesModel, HeaderModel, TypeRef } from "../model/types.js";
+import { fromPostgres } from "../pg-errors.js";
+import type { ActionNode, OutputField } from "../plan/types.js";
+import { PostFailure, type PostResult, postJson } from "./http-post.js";
+
+/** What an action call needs beyond its plan node. */
+export interface ActionCall {
+  db: Database;
+  /** The caller's role and session, for relationships' permissions. */
+  compile: CompileContext;
+  /** The request's query text (`request_query`). */
+  query: string;
+  /** The client's request headers, lower-cased names (forwarded when the action says so). */
+  clientHeaders: Record<string, string>;
+  /** Where `{{VAR}}` templates and `value_from_env` are read. */
+  env: Record<string, string | undefined>;
+  signal?: AbortSignal | undefined;
+  /** Where a handler's Set-Cookie headers are gathered for the client's response. */
+  setCookies?: string[] | undefined;
+}
+
+const BUILT_IN_SCALARS = new Set(["Int", "Float", "String", "Boolean", "ID"]);
+
+/**
+ * Client headers Hasura never forwards to a handler (commonClientHeadersIgnored in
+ * server/src-lib/Hasura/Server/Utils.hs); `x-hasura-*` headers (session variables, the admin
+ * secret) are not forwarded either: the handler gets the session in the payload.
+ */
+const NOT_FORWARDED = new Set([
+  "content-length",
+  "content-md5",
+  "user-agent",
+  "host",
+  "origin",
+  "referer",
+  "accept",
+  "accept-encoding",
+  "accept-language",
+  "accept-datetime",
+  "cache-control",
+  "connection",
+  "dnt",
+  "content-type",
+]);
+
+const TEMPLATE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+
+/** `{{VAR}}` templates of a handler URL read from the environment. */
+function resolveTemplate(text: string, env: ActionCall["env"]): string {
+  return text.replace(TEMPLATE, (_, name: string) => {
+    const value = env[name];
+    if (value === undefined) throw actionEnvMissing(name);
+    return value;
+  });
+}
+
+/** The headers sent to the handler: configured ones win over the client's, as in Hasura. */
+function handlerHeaders(action: ActionModel, call: ActionCall): { sent: Record<string, string>; reported: unknown[] } {
+  const forwarded: Array<[string, string]> = [];
+  if (action.forwardClientHeaders) {
+    for (const [name, value] of Object.entries(call.clientHeaders)) {
+      const lower = name.toLowerCase();
+      if (NOT_FORWARDED.has(lower) || lower.startsWith("x-hasura-")) continue;
+      forwarded.push([name, value]);
+    }
+    if (call.clientHeaders.host) forwarded.push(["X-Forwarded-Host", call.clientHeaders.host]);
+    if (call.clientHeaders["user-agent"]) forwarded.push(["X-Forwarded-User-Agent", call.clientHeaders["user-agent"]]);
+  }
+  const byName = new Map<string, [string, string]>();
+  const add = (name: string, value: string) => byName.set(name.toLowerCase(), [name, value]);
+  for (const [name, value] of forwarded) add(name, value);
+  add("Content-Type", "application/json");
+  for (const header of action.headers) add(header.name, headerValue(header, call.env));
+  const reported = [
+    ...action.headers.map((h) =>
+      h.valueFromEnv !== undefined ? { name: h.name, value_from_env: h.valueFromEnv } : { name: h.name, value: h.value },
+    ),
+    ...forwarded.map(([name, value]) => ({ name, value })),
+  ];
+  return { sent: Object.fromEntries(byName.values()), reported };
+}
+
+function headerValue(header: HeaderModel, env: ActionCall["env"]): string {
+  if (header.valueFromEnv === undefined) return header.value ?? "";
+  const value = env[header.valueFromEnv];
+  if (value === undefined) throw actionEnvMissing(header.valueFromEnv);
+  return value;
+}
+
+/** Posts the payload; resolves to the handler's JSON answer, checked against the action's output type. */
+async function callHandler(node: ActionNode, call: ActionCall): Promise<unknown> {
+  const { action } = node;
+  const session = call.compile.session;
+  const payload = {
+    action: { name: action.name },
+    input: node.input,
+    session_variables: { ...session.variables, "x-hasura-role": session.role },
+    request_query: call.query,
+  };
+  const headers = handlerHeaders(action, call);
+  const request = { body: payload, url: action.handler, headers: headers.reported, transformed_request: null };
+  const url = resolveTemplate(action.handler, call.env);
+  let response: PostResult;
+  try {
+    response = await postJson(url, headers.sent, jsonText(payload), { timeoutMs: action.timeoutSeconds * 1000, signal: call.signal });
+  } catch (error) {
+    if (!(error instanceof PostFailure)) throw error;
+    throw actionHttpException({ error: { type: "http_exception", message: error.message }, request });
+  }
+  const { text } = response;
+  const responseInfo = (body: unknown) => ({
+    status: response.status,
+    body,
+    headers: response.headers.map(([name, value]) => ({ name, value })),
+  });
+  // Hasura passes a handler's cookies on to the client (mkSetCookieHeaders).
+  for (const [name, value] of response.headers) if (name.toLowerCase() === "set-cookie") call.setCookies?.push(value);
+  let value: unknown;
+  try {
+    value = parseJsonBody(text);
+  } catch (error) {
+    throw actionInvalidJson({ error: `invalid json: ${(error as Error).message}`, request, response: responseInfo(text) });
+  }
+  const exchange: ActionExchange = { response: responseInfo(value), request };
+  if (response.status >= 200 && response.status < 300) {
+    validateResponse(value, action.output, call.compile.model.customTypes, exchange);
+    return value;
+  }
+  if (response.status >= 400 && response.status < 500) throw handlerError(value, exchange);
+  throw actionUnexpectedStatus({
+    error: `expecting 2xx or 4xx status code, but found ${response.status}`,
+    request,
+    response: responseInfo(value),
+  });
+}
+
+/** A handler's 4xx answer, `{message, code?, extensions?}`, as the error it reports. */
+function handlerError(value: unknown, exchange: ActionExchange) {
+  const body = value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  if (!body || typeof body.message !== "string")
+    throw actionUnexpectedResponse(body ? 'the key "message" was not present' : "expected an object for the error response", exchange);
+  const code = typeof body.code === "string" ? body.code : undefined;
+  const extensions =
+    body.extensions !== null && typeof body.extensions === "object" && !Array.isArray(body.extensions)
+      ? (body.extensions as Record<string, unknown>)
+      : undefined;
+  return actionHandlerError(body.message, code, extensions);
+}
+
+const nameOf = (type: TypeRef): string => (type.kind === "named" ? type.name : nameOf(type.of));
+
+/**
+ * Hasura's check of a handler's answer: values of the output type's shape, scalars of GraphQL's
+ * own types by JSON kind (its messages say "scalar String" for a number, as Hasura's do), the
+ * output object's non-null fields present and not null. Postgres and custom scalars are not checked.
+ */
+function validateResponse(value: unknown, outputType: TypeRef, types: CustomTypesModel, exchange: ActionExchange): void {
+  const object = types.objects.get(nameOf(outputType));
+  const isCustomScalar = (type: TypeRef) => {
+    if (type.kind !== "named") return false;
+    const name = type.name;
+    const pgScalar = !BUILT_IN_SCALARS.has(name) && !types.objects.has(name) && !types.scalars.has(name) && !types.enums.has(name);
+    return pgScalar || (!object && !BUILT_IN_SCALARS.has(name));
+  };
+  const fail = (message: string): never => {
+    throw actionUnexpectedResponse(message, exchange);
+  };
+  const check = (v: unknown, type: TypeRef): void => {
+    if (isCustomScalar(type)) return;
+    if (v === null || v === undefined) {
+      if (!type.nullable) fail("got null for the action webhook response");
+      return;
+    }
+    if (type.kind === "list") {
+      if (!Array.isArray(v)) fail("expecting array for the action webhook response");
+      for (const item of v as unknown[]) check(item, type.of);
+      return;
+    }
+    const name = type.name;
+    if (typeof v === "number" || v instanceof JsonNumber) {
+      if (name !== "Int" && name !== "Float") fail(`got scalar String for the action webhook response, expecting ${name}`);
+    } else if (typeof v === "boolean") {
+      if (name !== "Boolean") fail(`got scalar Boolean for the action webhook response, expecting ${name}`);
+    } else if (typeof v === "string") {
+      if (name !== "String" && name !== "ID") fail(`got scalar String for the action webhook response, expecting ${name}`);
+    } else if (Array.isArray(v)) fail(`got array for the action webhook response, expecting ${name}`);
+    else {
+      if (BUILT_IN_SCALARS.has(name)) fail(`got object for the action webhook response, expecting ${name}`);
+      const fields = v as Record<string, unknown>;
+      for (const field of object?.fields ?? []) {
+        if (field.ref.nullable) continue;
+        if (!(field.name in fields)) fail(`field ${JSON.stringify(field.name)} expected in webhook response, but not found`);
+        if (fields[field.name] === null) fail(`expecting not null value for field ${JSON.stringify(field.name)}`);
+      }
+    }
+  };
+  check(value, outputType);
+}
+
+/** Whether the output type names a scalar Hasura passes through unshaped (a custom or Postgres scalar). */
+function passedThrough(action: ActionModel, types: CustomTypesModel): boolean {
+  const name = nameOf(action.output);
+  return !BUILT_IN_SCALARS.has(name) && !types.objects.has(name);
+}
+
+/** The answer shaped to the selection; relationship fields wait in `pending` for their SQL. */
+function shape(
+  value: unknown,
+  fields: OutputField[] | null,
+  pending: Map<RelationshipField, Array<{ target: Record<string, unknown>; key: string; object: unknown }>>,
+): unknown {
+  if (value === null || value === undefined) return null;
+  if (Array.isArray(value)) return value.map((v) => shape(v, fields, pending));
+  if (fields === null || typeof value !== "object" || value instanceof JsonNumber) return value;
+  const object = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const f of fields) {
+    if (f.kind === "typename") out[f.key] = f.typeName;
+    else if (f.kind === "output_field") {
+      if (f.fields === null) out[f.key] = object[f.field] ?? null;
+      else {
+        // A nested object the answer leaves out (or gives as a scalar) is left out, as Hasura's mkValue does.
+        const nested = object[f.field];
+        if (nested !== undefined && (nested === null || typeof nested === "object")) out[f.key] = shape(nested, f.fields, pending);
+      }
+    } else {
+      out[f.key] = null;
+      const list = pending.get(f) ?? [];
+      list.push({ target: out, key: f.key, object });
+      pending.set(f, list);
+    }
+  }
+  return out;
+}
+
+/** One action field: the JSON text of its value. */
+export async function runAction(node: ActionNode, call: ActionCall): Promise<string> {
+  const value = await callHandler(node, call);
+  if (passedThrough(node.action, call.compile.model.customTypes)) return jsonText(value);
+  const pending = new Map<RelationshipField, Array<{ target: Record<string, unknown>; key: string; object: unknown }>>();
+  const shaped = shape(value, node.fields, pending);
+  if (pending.size > 0) await readRelationships(call, pending);
+  return jsonText(shaped);
+}
+
+async function readRelationships(
+  call: ActionCall,
+  pending: Map<RelationshipField, Array<{ target: Record<string, unknown>; key: string; object: unknown }>>,
+): Promise<void> {
+  const entries = [...pending.entries()];
+  const batches: RelationshipBatch[] = entries.map(([field, places]) => ({ field, objects: jsonText(places.map((p) => p.object)) }));
+  const statement = relationshipsStatement(call.compile, batches);
+  const { rows } = await call.db
+    .query<{ n: number; ord: string | number; json: string | null }>(statement, { signal: call.signal })
+    .catch((error: unknown) => {
+      throw call.signal?.aborted && error === call.signal.reason ? error : fromPostgres(error, "$");
+    });
+  for (const row of rows) {
+    const place = entries[row.n]?.[1][Number(row.ord) - 1];
+    if (place) place.target[place.key] = row.json === null ? null : new RawJson(row.json);
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * POSTing JSON to a handler over node's own HTTP client, with pooled keep-alive connections. Not
+ * fetch: Hasura reports a handler's response headers with their names as sent (`Content-Type`),
+ * which fetch lower-cases, and sends its own User-Agent (`hasura-graphql-engine/<version>`).
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { VERSION } from "../version.js";
+
+const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+
+export interface PostResult {
+  status: number;
+  /** Header names as the server sent them, in order. */
+  headers: Array<[string, string]>;
+  text: string;
+}
+
+/** Why a POST failed before an answer came: the handler's time ran out, or the connection failed. */
+export class PostFailure extends Error {
+  constructor(
+    message: string,
+    readonly timedOut: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "PostFailure";
+  }
+}
+
+function pairs(raw: string[]): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i] as string, raw[i + 1] as string]);
+  return out;
+}
+
+/** POSTs `body`; rejects with a PostFailure (or the signal's reason when it aborts first). */
+export function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  options: { timeoutMs: number; signal?: AbortSignal | undefined },
+): Promise<PostResult> {
+  return new Promise((resolve, reject) => {
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch (error) {
+      reject(new PostFailure(`invalid URL: ${url}`, false, { cause: error }));
+      return;
+    }
+    const secure = target.protocol === "https:";
+    if (!secure && target.protocol !== "http:") {
+      reject(new PostFailure(`unsupported protocol: ${target.protocol}`, false));
+      return;
+    }
+    const send = secure ? httpsRequest : httpRequest;
+    const request = send(target, {
+      method: "POST",
+      agent: secure ? agents.https : agents.http,
+      headers: { "User-Agent": `hasura-graphql-engine/${VERSION}`, ...headers, "Content-Length": Buffer.byteLength(body) },
+    });
+    let settled = false;
+    const finish = (error: unknown, result?: PostResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      if (error) reject(error);
+      else resolve(result as PostResult);
+    };
+    const timer = setTimeout(() => {
+      request.destroy();
+      finish(new PostFailure("Response timeout", true));
+    }, options.timeoutMs);
+    const onAbort = () => {
+      request.destroy();
+      finish(options.signal?.reason);
+    };
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    request.on("error", (error) => finish(new PostFailure(error.message, false, { cause: error })));
+    request.on("response", (response: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (c: Buffer) => chunks.push(c));
+      response.on("error", (error) => finish(new PostFailure(error.message, false, { cause: error })));
+      response.on("end", () =>
+        finish(null, {
+          status: response.statusCode ?? 0,
+          headers: pairs(response.rawHeaders),
+          text: Buffer.concat(chunks).toString("utf8"),
+        }),
+      );
+    });
+    request.end(body);
+  });
+}

@@ -1,0 +1,59 @@
+/**
+ * Planning an action's root field: its input (the arguments as given) and what is selected of
+ * its output: fields of the handler's answer, nested objects, and relationships from output
+ * objects to tables, planned as the table's own relationships are.
+ */
+import { type GraphQLObjectType, getNamedType, isObjectType } from "graphql";
+import { fieldNotFound, jsonPath, relationshipMissing, unexpectedField } from "../errors.js";
+import type { ActionModel } from "../model/types.js";
+import { definitionOf, objectTypeOf, type PlanContext, type SchemaField } from "./context.js";
+import type { Collected } from "./fields.js";
+import { planAggregate, planRowFields, planRows } from "./select.js";
+import type { ActionNode, OutputField, Path } from "./types.js";
+
+const at = (path: Path, f: Collected): Path => [...path, "selectionSet", f.responseKey];
+
+/** The selection of an output object of `type`. */
+function planOutputFields(ctx: PlanContext, fields: Collected[], type: GraphQLObjectType, path: Path): OutputField[] {
+  const object = ctx.model.customTypes.objects.get(type.name);
+  return fields.map((f): OutputField => {
+    const key = f.responseKey;
+    if (f.name === "__typename") return { kind: "typename", key, typeName: type.name };
+    const here = at(path, f);
+    const found = definitionOf(type, f.name);
+    if (!found) throw fieldNotFound(f.name, type.name, jsonPath(here));
+    const { def, info } = found;
+    switch (info.kind) {
+      case "output_field":
+        return { kind: "output_field", key, field: info.field, fields: nestedFields(ctx, f, def, here) };
+      case "object_rel":
+      case "array_rel":
+      case "array_rel_aggregate": {
+        const rel = object?.relationships.find((r) => r.name === info.rel);
+        if (!rel) throw relationshipMissing(info.rel);
+        const target = ctx.table(rel.target);
+        const childType = objectTypeOf(def);
+        const child = ctx.subFields(f, childType);
+        if (info.kind === "object_rel")
+          return { kind: "object_rel", key, rel, target, fields: planRowFields(ctx, target, child, childType, here), path: here };
+        const args = ctx.args(f, def);
+        if (info.kind === "array_rel") return { kind: "array_rel", key, rel, rows: planRows(ctx, target, args, child, childType, here) };
+        return { kind: "array_rel_aggregate", key, rel, aggregate: planAggregate(ctx, target, args, child, childType, here) };
+      }
+      default:
+        throw unexpectedField(f.name, type.name);
+    }
+  });
+}
+
+/** The selection of a field whose type is an output object (null for a scalar or enum field). */
+function nestedFields(ctx: PlanContext, f: Collected, def: SchemaField, path: Path): OutputField[] | null {
+  const type = getNamedType(def.type);
+  return isObjectType(type) ? planOutputFields(ctx, ctx.subFields(f, type), type, path) : null;
+}
+
+/** An action's root field. */
+export function planAction(ctx: PlanContext, action: ActionModel, field: Collected, def: SchemaField): ActionNode {
+  const path = ["selectionSet", field.responseKey];
+  return { kind: "action", key: field.responseKey, action, input: ctx.args(field, def), fields: nestedFields(ctx, field, def, path), path };
+}

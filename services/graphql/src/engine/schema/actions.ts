@@ -1,0 +1,152 @@
+/**
+ * Actions in a role's schema, as Hasura builds them (https://hasura.io/docs/latest/actions/overview/):
+ * each action the role may call is a field of query_root or mutation_root, its arguments and
+ * output typed by the custom types. Output objects carry their relationships to tables, which
+ * the role sees when it may read the target table (array relationships with the table's list
+ * arguments and, when allowed, `<name>_aggregate`).
+ */
+import {
+  GraphQLEnumType,
+  type GraphQLFieldConfigArgumentMap,
+  type GraphQLFieldConfigMap,
+  GraphQLInputObjectType,
+  type GraphQLInputType,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  type GraphQLOutputType,
+  type GraphQLType,
+  Kind,
+  parseType,
+  type TypeNode,
+} from "graphql";
+import { selectAccess } from "../model/access.js";
+import type { ActionModel, CustomObjectModel, TableModel } from "../model/types.js";
+import { ADMIN_ROLE } from "../session.js";
+import type { RoleSchemaBuilder } from "./build.js";
+import type { FieldInfo } from "./field-info.js";
+
+const info = (hasura: FieldInfo) => ({ hasura });
+const describe = (description: string | null) => (description ? { description } : {});
+
+/** Whether the role may call the action: admin always, others by create_action_permission. */
+export function actionAllowed(action: ActionModel, role: string): boolean {
+  return role === ADMIN_ROLE || action.permissions.has(role);
+}
+
+/** A GraphQL type written as text (`[UserId!]!`), its named type resolved by `named`. */
+function wrapped<T extends GraphQLType>(node: TypeNode, named: (name: string) => T): GraphQLType {
+  if (node.kind === Kind.NON_NULL_TYPE) return new GraphQLNonNull(wrapped(node.type, named) as T);
+  if (node.kind === Kind.LIST_TYPE) return new GraphQLList(wrapped(node.type, named));
+  return named(node.name.value);
+}
+
+export class ActionTypes {
+  constructor(private readonly builder: RoleSchemaBuilder) {}
+
+  private get types() {
+    return this.builder.model.customTypes;
+  }
+
+  /** A scalar or enum by name: GraphQL's own, a custom scalar or enum, or a Postgres scalar. */
+  private leaf(name: string): GraphQLType {
+    const enumType = this.types.enums.get(name);
+    if (enumType)
+      return this.builder.named(
+        name,
+        () =>
+          new GraphQLEnumType({
+            name,
+            ...describe(enumType.description),
+            values: Object.fromEntries(
+              enumType.values.map((v) => [
+                v.value,
+                { value: v.value, ...describe(v.description), ...(v.deprecated ? { deprecationReason: "No longer supported" } : {}) },
+              ]),
+            ),
+          }),
+      );
+    return this.builder.scalarNamed(name, this.types.scalars.get(name)?.description ?? null);
+  }
+
+  input(text: string): GraphQLInputType {
+    return wrapped(parseType(text), (name) => this.inputNamed(name)) as GraphQLInputType;
+  }
+
+  output(text: string): GraphQLOutputType {
+    return wrapped(parseType(text), (name) => this.outputNamed(name)) as GraphQLOutputType;
+  }
+
+  private inputNamed(name: string): GraphQLType {
+    const input = this.types.inputs.get(name);
+    if (!input) return this.leaf(name);
+    return this.builder.named(
+      name,
+      () =>
+        new GraphQLInputObjectType({
+          name,
+          ...describe(input.description),
+          fields: () => Object.fromEntries(input.fields.map((f) => [f.name, { type: this.input(f.type), ...describe(f.description) }])),
+        }),
+    );
+  }
+
+  private outputNamed(name: string): GraphQLType {
+    const object = this.types.objects.get(name);
+    if (!object) return this.leaf(name);
+    return this.builder.named(
+      name,
+      () => new GraphQLObjectType({ name, ...describe(object.description), fields: () => this.objectFields(object) }),
+    );
+  }
+
+  private objectFields(object: CustomObjectModel): GraphQLFieldConfigMap<unknown, unknown> {
+    const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
+    for (const f of object.fields)
+      fields[f.name] = { type: this.output(f.type), ...describe(f.description), extensions: info({ kind: "output_field", field: f.name }) };
+    for (const rel of object.relationships) {
+      const target = this.builder.model.tables.get(rel.target) as TableModel;
+      const access = selectAccess(target, this.builder.role);
+      if (!access) continue;
+      if (rel.kind === "object") {
+        fields[rel.name] = {
+          type: this.builder.objectType(target),
+          description: "An object relationship",
+          extensions: info({ kind: "object_rel", rel: rel.name }),
+        };
+        continue;
+      }
+      fields[rel.name] = {
+        type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(this.builder.objectType(target)))),
+        description: "An array relationship",
+        args: this.builder.selectArgs(target),
+        extensions: info({ kind: "array_rel", rel: rel.name }),
+      };
+      if (access.aggregations)
+        fields[`${rel.name}_aggregate`] = {
+          type: new GraphQLNonNull(this.builder.aggregateType(target)),
+          description: "An aggregate relationship",
+          args: this.builder.selectArgs(target),
+          extensions: info({ kind: "array_rel_aggregate", rel: rel.name }),
+        };
+    }
+    return fields;
+  }
+
+  /** The role's action fields of query_root or mutation_root. */
+  rootFields(type: "query" | "mutation"): GraphQLFieldConfigMap<unknown, unknown> {
+    const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
+    for (const action of this.builder.model.actions.values()) {
+      if (action.type !== type || action.kind !== "synchronous" || !actionAllowed(action, this.builder.role)) continue;
+      const args: GraphQLFieldConfigArgumentMap = {};
+      for (const a of action.arguments) args[a.name] = { type: this.input(a.type), ...describe(a.description) };
+      fields[action.name] = {
+        type: this.output(action.outputType),
+        ...describe(action.description),
+        args,
+        extensions: info({ kind: "action", action: action.name }),
+      };
+    }
+    return fields;
+  }
+}
