@@ -21,6 +21,7 @@ import { MetadataStore, type MetadataStoreOptions } from "./engine/metadata/stor
 import { DEFAULT_SOURCE, type Metadata } from "./engine/metadata/types.js";
 import { buildModel } from "./engine/model/build.js";
 import { functionsNamedBy } from "./engine/model/build-functions.js";
+import type { Model } from "./engine/model/types.js";
 import type { Session } from "./engine/session.js";
 
 export class GraphqlRuntime {
@@ -43,6 +44,11 @@ export class GraphqlRuntime {
     this.store = new MetadataStore(db, storeOptions);
     this.runner = sqlRunnerFor(db);
     this.engine = new Engine(db, buildModel({ version: 3, sources: [] }, { tables: new Map(), enumValues: new Map() }), options);
+  }
+
+  /** The model the current engine serves. */
+  currentModel(): Model {
+    return this.engine.model;
   }
 
   async init(): Promise<void> {

@@ -1,8 +1,10 @@
 /** Starts the GraphQL service from its configuration; used by main.ts and the all-services start script. */
+
 import { type Database, type Logger, openDatabase, sql } from "@platform/core";
 import type { FastifyInstance } from "fastify";
 import type { GraphqlConfig } from "./config.js";
 import { resolveSession } from "./engine/auth/session.js";
+import { AsyncActionWorker } from "./engine/executors/async-actions.js";
 import { RequestGuard } from "./engine/limits/guard.js";
 import { redisRateCounter } from "./engine/limits/rate-counter.js";
 import { loadMetadataDir } from "./engine/metadata/load-dir.js";
@@ -84,6 +86,13 @@ export async function createGraphql(
     throw error;
   }
   runtime.startPolling(config.metadataPollMs);
+  const worker = new AsyncActionWorker(db, () => runtime.currentModel(), {
+    intervalMs: config.asyncActionsFetchIntervalMs,
+    batchSize: config.asyncActionsFetchBatchSize,
+    env: config.environment,
+    logger,
+  });
+  worker.start();
   const app = buildHttpApp(
     {
       resolveSession: (headers, body) => resolveSession({ headers, body }, config.auth),
@@ -108,6 +117,7 @@ export async function createGraphql(
     async close() {
       runtime.stopPolling();
       await app.close();
+      await worker.stop();
       await closeDb();
     },
   };

@@ -26,7 +26,7 @@ const ARTICLE = { schema: "public", name: "article" };
 
 const ACTION = {
   name: "addUser",
-  // Asynchronous: synchronous actions are served (actions.test.ts); asynchronous ones not yet.
+  // Actions whose types resolve are served (actions.test.ts, actions-async.test.ts), so not reported.
   definition: { kind: "asynchronous", handler: "https://example.test/add", type: "mutation", arguments: [], output_type: "UserOut" },
   permissions: [{ role: "user" }],
 };
@@ -65,12 +65,6 @@ const QUIET = {
 
 /** How get_inconsistent_metadata reports each of the objects above. */
 const REPORTED = [
-  {
-    definition: { name: "addUser", definition: ACTION.definition },
-    name: "action addUser",
-    reason: notServed("asynchronous actions"),
-    type: "action",
-  },
   { definition: REMOTE_SCHEMA, name: "remote_schema countries", reason: notServed("remote schemas"), type: "remote_schema" },
   { definition: CRON, name: "cron_trigger nightly", reason: notServed("cron triggers"), type: "cron_trigger" },
   {
@@ -204,11 +198,12 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
       await call({ type: "drop_inconsistent_metadata", args: {} });
       expect(await inconsistent()).toEqual({ is_consistent: true });
       const after = await exported();
-      for (const key of ["actions", "remote_schemas", "cron_triggers", "inherited_roles", "rest_endpoints"]) {
+      for (const key of ["remote_schemas", "cron_triggers", "inherited_roles", "rest_endpoints"]) {
         expect(after).not.toHaveProperty(key);
       }
-      // Valid custom types are served, so they stay.
+      // Served actions and valid custom types stay.
       expect(after.custom_types).toEqual(CUSTOM_TYPES);
+      expect(after.actions).toEqual([ACTION]);
       expect(await articleTable()).toEqual({ table: ARTICLE });
       expect(after).toMatchObject(QUIET);
     });
@@ -294,7 +289,7 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
         code: "not-exists",
         error: 'permission for role: "editor" is not defined on "addUser"',
       });
-      expect(await reportedNames()).toEqual(["action addUser"]);
+      expect(await reportedNames()).toEqual([]);
       await call({ type: "drop_action", args: { name: "addUser", clear_data: true } });
       expect(await exported()).not.toHaveProperty("actions");
       expect(await fail({ type: "drop_action", args: { name: "addUser" } })).toMatchObject({ code: "not-exists" });

@@ -169,7 +169,8 @@ export class Engine {
 
   constructor(
     private readonly db: Database,
-    private readonly model: Model,
+    /** What this engine serves (the async action worker reads the actions of the current one). */
+    readonly model: Model,
     private readonly options: EngineOptions,
   ) {
     this.compileOptions = { ...options, maxPatternLength: db.kind === "pglite" ? PGLITE_MAX_PATTERN : undefined };
@@ -304,7 +305,8 @@ export class Engine {
       const fields = collectFields([operation.selectionSet], root.name, fragments, slotted.values);
       const introspection = fields.some((f) => f.name === "__schema" || f.name === "__type");
       if (introspection && this.model.introspectionDisabled.has(session.role)) throw introspectionDisabled(session.role);
-      if (introspection || fields.some((f) => definitionOf(root, f.name)?.info.kind === "action")) {
+      const answeredByHandler = (kind: string | undefined) => kind === "action" || kind === "async_action_query";
+      if (introspection || fields.some((f) => answeredByHandler(definitionOf(root, f.name)?.info.kind))) {
         // Planned with the request's own values and run once: introspection answers from
         // graphql-js, actions from their handlers, the other data fields from one statement.
         const planning = new PlanContext(this.model, variables, fragments);

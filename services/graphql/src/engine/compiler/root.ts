@@ -6,7 +6,10 @@ import { functionRootJson } from "./functions.js";
 import { aggregateJson, byPkJson, listJson } from "./select.js";
 
 /** The JSON of a data field (not `__typename`, which the plan answers as a constant, nor an action, which its handler answers). */
-export function compileRootField(ctx: CompileContext, node: Exclude<QueryField, { kind: "typename" } | { kind: "action" }>): Sql {
+export function compileRootField(
+  ctx: CompileContext,
+  node: Exclude<QueryField, { kind: "typename" } | { kind: "action" } | { kind: "async_action_query" }>,
+): Sql {
   switch (node.kind) {
     case "select":
       return listJson(ctx, node.rows, null);

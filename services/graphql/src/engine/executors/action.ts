@@ -76,18 +76,26 @@ function resolveTemplate(text: string, env: ActionCall["env"]): string {
   });
 }
 
-/** The headers sent to the handler: configured ones win over the client's, as in Hasura. */
-function handlerHeaders(action: ActionModel, call: ActionCall): { sent: Record<string, string>; reported: unknown[] } {
+/**
+ * The client headers a handler may be sent (with `forward_client_headers`): all but the ones
+ * Hasura never forwards, plus `X-Forwarded-Host` and `X-Forwarded-User-Agent`. Asynchronous
+ * calls store only these, so neither the admin secret nor a session header is ever kept.
+ */
+export function forwardableHeaders(clientHeaders: Record<string, string>): Array<[string, string]> {
   const forwarded: Array<[string, string]> = [];
-  if (action.forwardClientHeaders) {
-    for (const [name, value] of Object.entries(call.clientHeaders)) {
-      const lower = name.toLowerCase();
-      if (NOT_FORWARDED.has(lower) || lower.startsWith("x-hasura-")) continue;
-      forwarded.push([name, value]);
-    }
-    if (call.clientHeaders.host) forwarded.push(["X-Forwarded-Host", call.clientHeaders.host]);
-    if (call.clientHeaders["user-agent"]) forwarded.push(["X-Forwarded-User-Agent", call.clientHeaders["user-agent"]]);
+  for (const [name, value] of Object.entries(clientHeaders)) {
+    const lower = name.toLowerCase();
+    if (NOT_FORWARDED.has(lower) || lower.startsWith("x-hasura-")) continue;
+    forwarded.push([name, value]);
   }
+  if (clientHeaders.host) forwarded.push(["X-Forwarded-Host", clientHeaders.host]);
+  if (clientHeaders["user-agent"]) forwarded.push(["X-Forwarded-User-Agent", clientHeaders["user-agent"]]);
+  return forwarded;
+}
+
+/** The headers sent to the handler: configured ones win over the client's, as in Hasura. */
+function handlerHeaders(action: ActionModel, call: HandlerCall): { sent: Record<string, string>; reported: unknown[] } {
+  const forwarded = action.forwardClientHeaders ? call.forwarded : [];
   const byName = new Map<string, [string, string]>();
   const add = (name: string, value: string) => byName.set(name.toLowerCase(), [name, value]);
   for (const [name, value] of forwarded) add(name, value);
@@ -109,15 +117,30 @@ function headerValue(header: HeaderModel, env: ActionCall["env"]): string {
   return value;
 }
 
-/** Posts the payload; resolves to the handler's JSON answer, checked against the action's output type. */
-async function callHandler(node: ActionNode, call: ActionCall): Promise<unknown> {
-  const { action } = node;
-  const session = call.compile.session;
+/** One call of a handler, from a request (synchronous) or from the action log (asynchronous). */
+export interface HandlerCall {
+  action: ActionModel;
+  input: unknown;
+  /** The session as the payload's `session_variables` (with `x-hasura-role`). */
+  sessionVariables: Record<string, string>;
+  /** The request's query text; absent for an asynchronous call, as Hasura sends none then. */
+  query?: string | undefined;
+  /** Client headers that may be forwarded (forwardableHeaders). */
+  forwarded: Array<[string, string]>;
+  types: CustomTypesModel;
+  env: ActionCall["env"];
+  signal?: AbortSignal | undefined;
+  setCookies?: string[] | undefined;
+}
+
+/** Posts Hasura's payload; resolves to the handler's JSON answer, checked against the action's output type. */
+export async function callHandler(call: HandlerCall): Promise<unknown> {
+  const { action } = call;
   const payload = {
     action: { name: action.name },
-    input: node.input,
-    session_variables: { ...session.variables, "x-hasura-role": session.role },
-    request_query: call.query,
+    input: call.input,
+    session_variables: call.sessionVariables,
+    ...(call.query !== undefined ? { request_query: call.query } : {}),
   };
   const headers = handlerHeaders(action, call);
   const request = { body: payload, url: action.handler, headers: headers.reported, transformed_request: null };
@@ -145,7 +168,7 @@ async function callHandler(node: ActionNode, call: ActionCall): Promise<unknown>
   }
   const exchange: ActionExchange = { response: responseInfo(value), request };
   if (response.status >= 200 && response.status < 300) {
-    validateResponse(value, action.output, call.compile.model.customTypes, exchange);
+    validateResponse(value, action.output, call.types, exchange);
     return value;
   }
   if (response.status >= 400 && response.status < 500) throw handlerError(value, exchange);
@@ -255,14 +278,30 @@ function shape(
   return out;
 }
 
-/** One action field: the JSON text of its value. */
-export async function runAction(node: ActionNode, call: ActionCall): Promise<string> {
-  const value = await callHandler(node, call);
-  if (passedThrough(node.action, call.compile.model.customTypes)) return jsonText(value);
+/** The handler's checked answer as the JSON text of the selection (`fields`), relationships read from the database. */
+export async function outputJson(action: ActionModel, value: unknown, fields: OutputField[] | null, call: ActionCall): Promise<string> {
+  if (passedThrough(action, call.compile.model.customTypes)) return jsonText(value);
   const pending = new Map<RelationshipField, Array<{ target: Record<string, unknown>; key: string; object: unknown }>>();
-  const shaped = shape(value, node.fields, pending);
+  const shaped = shape(value, fields, pending);
   if (pending.size > 0) await readRelationships(call, pending);
   return jsonText(shaped);
+}
+
+/** One synchronous action field: the JSON text of its value. */
+export async function runAction(node: ActionNode, call: ActionCall): Promise<string> {
+  const session = call.compile.session;
+  const value = await callHandler({
+    action: node.action,
+    input: node.input,
+    sessionVariables: { ...session.variables, "x-hasura-role": session.role },
+    query: call.query,
+    forwarded: forwardableHeaders(call.clientHeaders),
+    types: call.compile.model.customTypes,
+    env: call.env,
+    signal: call.signal,
+    setCookies: call.setCookies,
+  });
+  return outputJson(node.action, value, node.fields, call);
 }
 
 async function readRelationships(

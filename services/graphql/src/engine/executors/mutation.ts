@@ -15,12 +15,14 @@ import type { TableModel } from "../model/types.js";
 import { fromPostgres } from "../pg-errors.js";
 import type { MutationField, MutationOutput, Path, UpdateChanges } from "../plan/types.js";
 import { type ActionCall, runAction } from "./action.js";
+import { enqueueAction } from "./async-actions.js";
 import { insertObject } from "./insert.js";
 
 /**
  * Runs a mutation's fields in order: table mutations (and VOLATILE functions) next to each other
  * share one transaction; an action between them is its handler's call, outside any transaction
- * (a handler may write through this engine itself), as Hasura runs actions apart from the database.
+ * (a handler may write through this engine itself), as Hasura runs actions apart from the database;
+ * an asynchronous action is stored for the worker and answers its id.
  */
 export async function runMutation(
   db: Database,
@@ -41,7 +43,8 @@ export async function runMutation(
       continue;
     }
     await flush();
-    parts.push(`${JSON.stringify(f.key)}:${await runAction(f, { ...actions, db, compile: ctx })}`);
+    const call = { ...actions, db, compile: ctx };
+    parts.push(`${JSON.stringify(f.key)}:${await (f.action.kind === "asynchronous" ? enqueueAction(f, call) : runAction(f, call))}`);
   }
   await flush();
   return `{"data":{${parts.join(",")}}}`;

@@ -10,11 +10,12 @@ import { noResultRow } from "../errors.js";
 import { type FailedStatement, fromPostgres } from "../pg-errors.js";
 import type { QueryField } from "../plan/types.js";
 import { type ActionCall, runAction } from "./action.js";
+import { readAsyncAction } from "./async-actions.js";
 
 /** A root field answered by the query's statement (actions are answered by their handlers). */
-export type DataField = Exclude<QueryField, { kind: "typename" } | { kind: "action" }>;
+export type DataField = Exclude<QueryField, { kind: "typename" } | { kind: "action" } | { kind: "async_action_query" }>;
 
-const isDataField = (f: QueryField): f is DataField => f.kind !== "typename" && f.kind !== "action";
+const isDataField = (f: QueryField): f is DataField => f.kind !== "typename" && f.kind !== "action" && f.kind !== "async_action_query";
 
 /** Root fields selected as columns of their own; more are packed into one array (PostgreSQL's limit is 1,664 columns). */
 const MAX_COLUMNS = 1000;
@@ -93,7 +94,9 @@ export async function runQueryOnce(
   const plan = compileQuery(fields, compileField);
   const [results, actions] = await Promise.all([
     runQueryFields(db, { ...plan, name: "" }, input, call.signal),
-    Promise.all(fields.map((f) => (f.kind === "action" ? runAction(f, call) : null))),
+    Promise.all(
+      fields.map((f) => (f.kind === "action" ? runAction(f, call) : f.kind === "async_action_query" ? readAsyncAction(f, call) : null)),
+    ),
   ]);
   return fields.map((_, i) => {
     const key = plan.keys[i];

@@ -146,19 +146,27 @@ export function customTypesReason(problems: string[]): string {
  * a custom scalar, enum or input object (GraphQL's own scalars included); the output's an object
  * or scalar type. Null when the types resolve.
  */
-export function actionTypeProblem(definition: Json, types: unknown, catalog: CatalogView): string | null {
+export function actionTypeProblem(definition: Json, types: unknown, catalog: CatalogView, name = ""): string | null {
   const custom = isObject(types) ? types : {};
   const names = (kind: string) => new Set(list(custom[kind]).map(nameOf));
   const scalars = new Set([...names("scalars"), ...DEFAULT_SCALARS]);
   const inputTypes = new Set([...scalars, ...names("enums"), ...names("input_objects")]);
-  const isPgScalar = (name: string) => catalog.isPgScalar?.(name) ?? false;
+  const isPgScalar = (type: string) => catalog.isPgScalar?.(type) ?? false;
   for (const argument of list(definition.arguments)) {
     const type = baseType(argument.type);
     if (!isPgScalar(type) && !inputTypes.has(type))
       return `the type: ${JSON.stringify(type)} is not defined in custom types or it is not a scalar/enum/input_object`;
   }
   const output = baseType(definition.output_type);
-  if (!isPgScalar(output) && !names("objects").has(output) && !scalars.has(output))
+  const objects = names("objects");
+  if (!isPgScalar(output) && !objects.has(output) && !scalars.has(output))
     return `the type: ${JSON.stringify(output)} is not an object or scalar type defined in custom types`;
+  // An asynchronous action's output is read back by SQL (jsonb_to_record), which cannot join through nested objects.
+  const object = list(custom.objects).find((o) => nameOf(o) === output);
+  if (definition.kind === "asynchronous" && object && list(object.relationships).length > 0) {
+    const nested = list(object.fields).filter((f) => objects.has(baseType(f.type)));
+    if (nested.length > 0)
+      return `in action ${JSON.stringify(name)}; Async action relations cannot be used with object fields: ${quoted(nested.map(nameOf))}`;
+  }
   return null;
 }

@@ -35,6 +35,21 @@ export interface MetadataStoreLike {
 
 const ROW_ID = 1;
 
+/** Asynchronous actions' calls, in Hasura's table (server/src-rsr/initialise.sql); executors/async-actions.ts uses it. */
+const ACTION_LOG_TABLE = sql`CREATE TABLE IF NOT EXISTS hdb_catalog.hdb_action_log (
+  id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  action_name text,
+  input_payload jsonb NOT NULL,
+  request_headers jsonb NOT NULL,
+  session_variables jsonb NOT NULL,
+  response_payload jsonb NULL,
+  errors jsonb NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  response_received_at timestamptz NULL,
+  status text NOT NULL,
+  CHECK (status IN ('created', 'processing', 'completed', 'error'))
+)`;
+
 export interface MetadataStoreOptions {
   /** Where pgcrypto is created on a fresh database (HASURA_GRAPHQL_METADATA_DATABASE_EXTENSIONS_SCHEMA). */
   extensionsSchema?: string;
@@ -58,6 +73,7 @@ export class MetadataStore implements MetadataStoreLike {
       await tx.query(
         sql`CREATE TABLE IF NOT EXISTS hdb_catalog.hdb_metadata (id integer PRIMARY KEY, metadata json NOT NULL, resource_version integer NOT NULL DEFAULT 1)`,
       );
+      await tx.query(ACTION_LOG_TABLE);
     });
   }
 

@@ -59,7 +59,7 @@ function replaceAction(metadata: Metadata, name: string, update: (action: Json) 
 
 /** Refuses an action whose types do not resolve, as Hasura's rebuild does for the object a command adds. */
 function checkActionTypes(metadata: Metadata, action: Json, catalog: CatalogView): void {
-  const problem = actionTypeProblem(action.definition as Json, metadata.custom_types, catalog);
+  const problem = actionTypeProblem(action.definition as Json, metadata.custom_types, catalog, String(action.name));
   if (problem === null) return;
   throw inconsistentObject(problem, [
     { definition: action, name: `action ${String(action.name)}`, reason: `Inconsistent object: ${problem}`, type: "action" },

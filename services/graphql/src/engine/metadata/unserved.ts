@@ -1,5 +1,5 @@
 /**
- * Metadata this engine keeps but does not serve yet: asynchronous actions, remote schemas,
+ * Metadata this engine keeps but does not serve yet: remote schemas,
  * remote relationships, event triggers, cron triggers, inherited roles and REST endpoints. They
  * are stored and exported as given (replace_metadata, a metadata directory, or the commands in
  * the unserved-*.ts files) and each one is reported as an inconsistent object, with the `type`
@@ -10,7 +10,7 @@
  *
  * Other top-level keys (query_collections, allowlist, network, backend_configs, opentelemetry,
  * graphql_schema_introspection, metrics_config, ...) are kept as they are and not
- * reported; so are synchronous actions whose types resolve and valid custom types, which are
+ * reported; so are actions whose types resolve and valid custom types, which are
  * served (model/build-actions.ts). Invalid ones are reported with Hasura's reason. Also not
  * reported: Hasura reports none of them as metadata objects of their own, and query
  * collections and the allow list change nothing unless HASURA_GRAPHQL_ENABLE_ALLOWLIST is set.
@@ -89,14 +89,13 @@ function remoteRelationshipDefinition(rel: Json, source: string, table: Qualifie
   return { definition, source, table, name: rel.name };
 }
 
-/** Why an action is not served: Hasura's reason when its types do not resolve, or that asynchronous actions are not served yet. */
+/** Why an action is not served: Hasura's reason when its types (or the custom types) do not resolve; null when it is served. */
 function actionProblem(entry: Json, metadata: Metadata, catalog: CatalogView | undefined): string | null {
   const definition = isObject(entry.definition) ? entry.definition : {};
-  const problem = catalog ? actionTypeProblem(definition, metadata.custom_types, catalog) : null;
+  const problem = catalog ? actionTypeProblem(definition, metadata.custom_types, catalog, nameOf(entry)) : null;
   if (problem !== null) return `Inconsistent object: ${problem}`;
   const types = catalog ? customTypeProblems(metadata.custom_types, metadata, catalog) : [];
   if (types.length > 0) return `Inconsistent object: ${customTypesReason(types)}`;
-  if (definition.kind === "asynchronous" && definition.type !== "query") return notServed("asynchronous actions");
   return null;
 }
 

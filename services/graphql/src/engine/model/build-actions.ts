@@ -107,7 +107,7 @@ export function buildActions(
   if (customTypeProblems(raw, metadata, catalog).length > 0) return { actions, customTypes: emptyCustomTypes() };
   for (const entry of list(metadata.actions)) {
     const definition = isObject(entry.definition) ? entry.definition : null;
-    if (!definition || actionTypeProblem(definition, raw, catalog) !== null) continue;
+    if (!definition || actionTypeProblem(definition, raw, catalog, String(entry.name)) !== null) continue;
     actions.set(String(entry.name), action(entry, definition));
   }
   return { actions, customTypes: customTypes(raw, tables) };

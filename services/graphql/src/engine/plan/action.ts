@@ -9,7 +9,7 @@ import type { ActionModel } from "../model/types.js";
 import { definitionOf, objectTypeOf, type PlanContext, type SchemaField } from "./context.js";
 import type { Collected } from "./fields.js";
 import { planAggregate, planRowFields, planRows } from "./select.js";
-import type { ActionNode, OutputField, Path } from "./types.js";
+import type { ActionNode, AsyncActionField, AsyncQueryNode, OutputField, Path } from "./types.js";
 
 const at = (path: Path, f: Collected): Path => [...path, "selectionSet", f.responseKey];
 
@@ -56,4 +56,19 @@ function nestedFields(ctx: PlanContext, f: Collected, def: SchemaField, path: Pa
 export function planAction(ctx: PlanContext, action: ActionModel, field: Collected, def: SchemaField): ActionNode {
   const path = ["selectionSet", field.responseKey];
   return { kind: "action", key: field.responseKey, action, input: ctx.args(field, def), fields: nestedFields(ctx, field, def, path), path };
+}
+
+/** An asynchronous action's query field: which log entry, and what is selected of it. */
+export function planAsyncQuery(ctx: PlanContext, action: ActionModel, field: Collected, def: SchemaField): AsyncQueryNode {
+  const path = ["selectionSet", field.responseKey];
+  const type = objectTypeOf(def);
+  const fields = ctx.subFields(field, type).map((f): AsyncActionField => {
+    const key = f.responseKey;
+    if (f.name === "__typename") return { kind: "typename", key, typeName: type.name };
+    const found = definitionOf(type, f.name);
+    if (found?.info.kind !== "async_field") throw fieldNotFound(f.name, type.name, jsonPath(at(path, f)));
+    if (found.info.field === "output") return { kind: "async_output", key, fields: nestedFields(ctx, f, found.def, at(path, f)) };
+    return { kind: "async_field", key, field: found.info.field };
+  });
+  return { kind: "async_action_query", key: field.responseKey, action, id: ctx.args(field, def).id, fields, path };
 }

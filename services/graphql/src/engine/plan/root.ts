@@ -3,7 +3,7 @@ import type { GraphQLObjectType } from "graphql";
 import { actionMissing, fieldNotFound, jsonPath, subscriptionOnlyField } from "../errors.js";
 import type { FunctionModel } from "../model/types.js";
 import type { MutationKind } from "../schema/field-info.js";
-import { planAction } from "./action.js";
+import { planAction, planAsyncQuery } from "./action.js";
 import { definitionOf, objectTypeOf, type PlanContext } from "./context.js";
 import type { Collected } from "./fields.js";
 import { planTableMutation } from "./mutation.js";
@@ -19,10 +19,10 @@ function rootDefinition(ctx: PlanContext, root: GraphQLObjectType, field: Collec
 /** The action a root field calls, if it is an action's field. */
 function actionField(ctx: PlanContext, root: GraphQLObjectType, field: Collected) {
   const found = definitionOf(root, field.name);
-  if (found?.info.kind !== "action") return undefined;
+  if (found?.info.kind !== "action" && found?.info.kind !== "async_action_query") return undefined;
   const action = ctx.model.actions.get(found.info.action);
   if (!action) throw actionMissing(found.info.action);
-  return planAction(ctx, action, field, found.def);
+  return found.info.kind === "action" ? planAction(ctx, action, field, found.def) : planAsyncQuery(ctx, action, field, found.def);
 }
 
 function functionModel(ctx: PlanContext, key: string): FunctionModel {
@@ -65,7 +65,8 @@ export function planMutationField(ctx: PlanContext, root: GraphQLObjectType, fie
   const key = field.responseKey;
   if (field.name === "__typename") return { kind: "typename", key, typeName: root.name };
   const action = actionField(ctx, root, field);
-  if (action) return action;
+  // Only query_root has asynchronous actions' query fields.
+  if (action?.kind === "action") return action;
   const path = ["selectionSet", key];
   const { info, table, type, args } = rootDefinition(ctx, root, field, path);
   if (info.kind === "function") {

@@ -99,6 +99,22 @@ export interface ActionNode {
   path: Path;
 }
 
+/** A field of an asynchronous action's log entry: its id, when it was made, its errors, or the handler's output. */
+export type AsyncActionField =
+  | TypenameNode
+  | { kind: "async_field"; key: string; field: "id" | "created_at" | "errors" }
+  | { kind: "async_output"; key: string; fields: OutputField[] | null };
+
+/** An asynchronous action's query field: the log entry `id` of the caller's own call (null for another session's). */
+export interface AsyncQueryNode {
+  kind: "async_action_query";
+  key: string;
+  action: ActionModel;
+  id: unknown;
+  fields: AsyncActionField[];
+  path: Path;
+}
+
 /** A root field of query_root. */
 export type QueryField =
   | TypenameNode
@@ -108,7 +124,8 @@ export type QueryField =
   /** A tracked function's rows; `call` is the value of its `args` argument. */
   | { kind: "function"; key: string; fn: FunctionModel; call: unknown; rows: RowsNode }
   | { kind: "function_aggregate"; key: string; fn: FunctionModel; call: unknown; aggregate: AggregateNode }
-  | ActionNode;
+  | ActionNode
+  | AsyncQueryNode;
 
 /** The `{affected_rows, returning}` object a mutation answers with. */
 export type MutationResponseField =

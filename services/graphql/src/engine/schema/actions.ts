@@ -16,6 +16,7 @@ import {
   GraphQLObjectType,
   type GraphQLOutputType,
   type GraphQLType,
+  getNullableType,
   Kind,
   parseType,
   type TypeNode,
@@ -133,20 +134,58 @@ export class ActionTypes {
     return fields;
   }
 
-  /** The role's action fields of query_root or mutation_root. */
+  /**
+   * The role's action fields of query_root or mutation_root. An asynchronous action's mutation
+   * answers the call's id (`uuid!`); query_root gets a field of the same name reading the call
+   * back by id, typed by an object named after the action.
+   */
   rootFields(type: "query" | "mutation"): GraphQLFieldConfigMap<unknown, unknown> {
     const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
     for (const action of this.builder.model.actions.values()) {
-      if (action.type !== type || action.kind !== "synchronous" || !actionAllowed(action, this.builder.role)) continue;
+      if (!actionAllowed(action, this.builder.role)) continue;
+      const asynchronous = action.kind === "asynchronous";
+      if (asynchronous && type === "query") {
+        fields[action.name] = {
+          type: this.asyncType(action),
+          ...describe(action.description),
+          args: { id: { type: new GraphQLNonNull(this.builder.scalarNamed("uuid")) } },
+          extensions: info({ kind: "async_action_query", action: action.name }),
+        };
+        continue;
+      }
+      if (action.type !== type) continue;
       const args: GraphQLFieldConfigArgumentMap = {};
       for (const a of action.arguments) args[a.name] = { type: this.input(a.type), ...describe(a.description) };
       fields[action.name] = {
-        type: this.output(action.outputType),
+        type: asynchronous ? new GraphQLNonNull(this.builder.scalarNamed("uuid")) : this.output(action.outputType),
         ...describe(action.description),
         args,
         extensions: info({ kind: "action", action: action.name }),
       };
     }
     return fields;
+  }
+
+  /** `<action> {id, created_at, errors, output}`: an asynchronous call's log entry. */
+  private asyncType(action: ActionModel): GraphQLObjectType {
+    const field = (fieldName: "id" | "created_at" | "errors" | "output", type: GraphQLOutputType) => ({
+      type,
+      extensions: info({ kind: "async_field", field: fieldName }),
+    });
+    return this.builder.named(
+      action.name,
+      () =>
+        new GraphQLObjectType({
+          name: action.name,
+          ...describe(action.description),
+          fields: () => ({
+            id: field("id", new GraphQLNonNull(this.builder.scalarNamed("uuid"))),
+            created_at: field("created_at", new GraphQLNonNull(this.builder.scalarNamed("timestamptz"))),
+            errors: field("errors", this.builder.scalarNamed("json")),
+            // The output is null until the handler has answered.
+            output: field("output", getNullableType(this.output(action.outputType))),
+          }),
+        }),
+    );
   }
 }

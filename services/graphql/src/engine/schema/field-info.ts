@@ -11,7 +11,10 @@ export type FieldInfo =
   | { kind: "function" | "function_aggregate"; table: string; fn: string }
   /** An action's root field, and a field of an action's output object (relationships use the *_rel kinds). */
   | { kind: "action"; action: string }
-  | { kind: "output_field"; field: string };
+  | { kind: "output_field"; field: string }
+  /** An asynchronous action's query field (`name(id: uuid!)`), and the fields of its log entry. */
+  | { kind: "async_action_query"; action: string }
+  | { kind: "async_field"; field: "id" | "created_at" | "errors" | "output" };
 
 export function fieldInfo(extensions: unknown): FieldInfo | undefined {
   return (extensions as { hasura?: FieldInfo } | undefined)?.hasura;
