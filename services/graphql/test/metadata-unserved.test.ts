@@ -5,9 +5,11 @@
  * Hasura's commands, exported unchanged, reported by get_inconsistent_metadata in Hasura's
  * shape, on a real database through the runtime's admin API.
  */
+
 import { createLogger } from "@platform/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { HasuraError } from "../src/engine/errors.js";
+import { reportedAction, reportedCustomTypes } from "../src/engine/metadata/custom-types.js";
 import { INCONSISTENT_OBJECT_LOG } from "../src/engine/metadata/inconsistency-log.js";
 import type { Metadata } from "../src/engine/metadata/types.js";
 import type { Session } from "../src/engine/session.js";
@@ -352,7 +354,7 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
           status: 400,
         });
         expect(error.details).toEqual([
-          { definition: args, reason: error.message, name: "custom_types custom_types", type: "custom_types" },
+          { definition: reportedCustomTypes(args), reason: error.message, name: "custom_types custom_types", type: "custom_types" },
         ]);
         return error.message.replace(/^Inconsistent object: validation for the given custom types failed /, "");
       };
@@ -467,7 +469,7 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
       await call({ type: "replace_metadata", args: { ...(await exported()), custom_types: broken } });
       expect((await inconsistent()).inconsistent_objects).toEqual([
         {
-          definition: broken,
+          definition: reportedCustomTypes(broken),
           name: "custom_types custom_types",
           reason:
             'Inconsistent object: validation for the given custom types failed because the type "Nope" for field "x" in  object type "User" does not exist',
@@ -478,12 +480,27 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
       await call({ type: "replace_metadata", args: { ...(await exported()), custom_types: valid, actions: [orphan] } });
       expect((await inconsistent()).inconsistent_objects).toEqual([
         {
-          definition: orphan,
+          definition: reportedAction(orphan),
           name: "action orphan",
           reason: 'Inconsistent object: the type: "Missing" is not an object or scalar type defined in custom types',
           type: "action",
         },
       ]);
+      // Reported as Hasura's CreateAction, its defaults spelled out (queries/actions/nested-relation fixture).
+      expect(reportedAction(orphan)).toEqual({
+        name: "orphan",
+        definition: {
+          arguments: [],
+          forward_client_headers: false,
+          handler: "https://example.test/add",
+          headers: [],
+          kind: "asynchronous",
+          output_type: "Missing",
+          timeout: 30,
+          type: "mutation",
+        },
+        comment: null,
+      });
     });
   });
 

@@ -170,3 +170,58 @@ export function actionTypeProblem(definition: Json, types: unknown, catalog: Cat
   }
   return null;
 }
+
+const orNull = (value: unknown): unknown => (value === undefined ? null : value);
+
+/**
+ * Custom types as Hasura reports them in an inconsistent object (its CustomTypes JSON): every
+ * list present, every optional key spelled out (`description: null`), relationships' tables
+ * qualified and their source named.
+ */
+export function reportedCustomTypes(types: unknown): Json {
+  const custom = isObject(types) ? types : {};
+  const field = (f: Json) => ({ name: f.name, type: f.type, description: orNull(f.description) });
+  return {
+    input_objects: list(custom.input_objects).map((i) => ({ ...i, description: orNull(i.description), fields: list(i.fields).map(field) })),
+    objects: list(custom.objects).map((o) => ({
+      ...o,
+      description: orNull(o.description),
+      fields: list(o.fields).map((f) => ({ arguments: orNull(f.arguments), ...field(f) })),
+      relationships: list(o.relationships).map((r) => ({
+        ...r,
+        remote_table: tableOf(r.remote_table),
+        source: r.source ?? "default",
+      })),
+    })),
+    scalars: list(custom.scalars).map((s) => ({ ...s, description: orNull(s.description) })),
+    enums: list(custom.enums).map((e) => ({
+      ...e,
+      description: orNull(e.description),
+      values: list(e.values).map((v) => ({ ...v, description: orNull(v.description), is_deprecated: orNull(v.is_deprecated) })),
+    })),
+  };
+}
+
+/**
+ * An action as Hasura reports it in an inconsistent object (CreateAction: name, definition with
+ * its defaults, comment): arguments with their descriptions, no client headers forwarded, no
+ * headers, a 30 second timeout, a mutation unless a query; `kind` only for a mutation.
+ */
+export function reportedAction(action: Json): Json {
+  const definition = isObject(action.definition) ? action.definition : {};
+  const type = definition.type === "query" ? "query" : "mutation";
+  const { kind: _kind, ...rest } = definition;
+  return {
+    name: action.name,
+    definition: {
+      ...rest,
+      arguments: list(definition.arguments).map((a) => ({ ...a, description: orNull(a.description) })),
+      forward_client_headers: definition.forward_client_headers ?? false,
+      headers: definition.headers ?? [],
+      ...(type === "mutation" ? { kind: definition.kind ?? "synchronous" } : {}),
+      timeout: definition.timeout ?? 30,
+      type,
+    },
+    comment: orNull(action.comment),
+  };
+}

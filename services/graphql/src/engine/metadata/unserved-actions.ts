@@ -8,7 +8,7 @@
 import { actionExists, actionNotFound, actionPermissionExists, actionPermissionNotFound, inconsistentObject } from "../errors.js";
 import { argsObject, asArray, asObject, at, isObject, type Json, optionalString, parseFailed, requireKey, requireString } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
-import { actionTypeProblem, customTypeProblems, customTypesReason } from "./custom-types.js";
+import { actionTypeProblem, customTypeProblems, customTypesReason, reportedAction, reportedCustomTypes } from "./custom-types.js";
 import { ARGS, type Operation, setOrDrop, success } from "./edit.js";
 import { checkHeaders } from "./headers.js";
 import type { Metadata } from "./types.js";
@@ -62,7 +62,12 @@ function checkActionTypes(metadata: Metadata, action: Json, catalog: CatalogView
   const problem = actionTypeProblem(action.definition as Json, metadata.custom_types, catalog, String(action.name));
   if (problem === null) return;
   throw inconsistentObject(problem, [
-    { definition: action, name: `action ${String(action.name)}`, reason: `Inconsistent object: ${problem}`, type: "action" },
+    {
+      definition: reportedAction(action),
+      name: `action ${String(action.name)}`,
+      reason: `Inconsistent object: ${problem}`,
+      type: "action",
+    },
   ]);
 }
 
@@ -154,7 +159,12 @@ export const setCustomTypes: Operation = (metadata, raw, catalog) => {
   if (problems.length > 0) {
     const reason = customTypesReason(problems);
     throw inconsistentObject(reason, [
-      { definition: types, reason: `Inconsistent object: ${reason}`, name: "custom_types custom_types", type: "custom_types" },
+      {
+        definition: reportedCustomTypes(types),
+        reason: `Inconsistent object: ${reason}`,
+        name: "custom_types custom_types",
+        type: "custom_types",
+      },
     ]);
   }
   return success(setOrDrop(metadata, "custom_types", Object.keys(types).length > 0 ? types : undefined));

@@ -18,7 +18,7 @@
 import { isObject, type Json, tableLabel } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import type { InconsistentObject } from "./consistency.js";
-import { actionTypeProblem, customTypeProblems, customTypesReason } from "./custom-types.js";
+import { actionTypeProblem, customTypeProblems, customTypesReason, reportedAction, reportedCustomTypes } from "./custom-types.js";
 import { setOrDrop } from "./edit.js";
 import type { Metadata, QualifiedTable, TableMetadata } from "./types.js";
 
@@ -70,11 +70,8 @@ function hasCustomTypes(metadata: Metadata): boolean {
 
 /** What Hasura reports as an object's definition. */
 function topDefinition(type: string, entry: Json): unknown {
-  if (type === "action") {
-    // Hasura reports an action as its create_action arguments (CreateAction).
-    const { permissions: _p, ...rest } = entry;
-    return rest;
-  }
+  // Hasura reports an action as its create_action arguments (CreateAction), defaults spelled out.
+  if (type === "action") return reportedAction(entry);
   return entry;
 }
 
@@ -113,7 +110,7 @@ export function unservedInconsistencies(metadata: Metadata, catalog?: CatalogVie
     const problems = catalog ? customTypeProblems(metadata.custom_types, metadata, catalog) : [];
     if (problems.length > 0)
       found.push({
-        definition: metadata.custom_types,
+        definition: reportedCustomTypes(metadata.custom_types),
         name: "custom_types custom_types",
         reason: `Inconsistent object: ${customTypesReason(problems)}`,
         type: "custom_types",
