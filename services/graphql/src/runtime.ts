@@ -4,7 +4,7 @@
  * through the metadata API here rebuilds at once; a change made by another instance is seen
  * by polling the stored resource_version.
  */
-import type { Database, Logger } from "@platform/core";
+import { type Database, type Logger, sql } from "@platform/core";
 import { loadEnumValues } from "./engine/catalog/enum-table.js";
 import { introspect, introspectBaseTypes } from "./engine/catalog/introspect.js";
 import { runSql, type SqlRunner } from "./engine/catalog/run-sql.js";
@@ -125,6 +125,9 @@ export class GraphqlRuntime {
         runSql(this.runner, args, check ? { beforeCommit: async (tx) => check(catalogViewOf(await introspect(tx))) } : {}),
       insertRows: (table, objects) => insertRows(this.db, table, objects),
       onMetadataChanged: (metadata, version) => this.rebuild(metadata, version),
+      clearActionLogs: async (actions) => {
+        await this.db.query(sql`DELETE FROM hdb_catalog.hdb_action_log WHERE action_name = ANY(${actions}::text[])`);
+      },
     };
     return runMetadataRequest(body, ctx, endpoint);
   }

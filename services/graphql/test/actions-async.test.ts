@@ -176,6 +176,40 @@ describe.each(testBackends)("asynchronous actions [%s]", (backend) => {
     expect(rows).toEqual([{ status: "completed", n: "20" }]);
   });
 
+  it("drop_action clears the action's stored calls unless clear_data is false, as Hasura does", async () => {
+    const count = async () =>
+      (
+        await handle.db.query<{ n: string }>(
+          sql`SELECT count(*)::text AS n FROM hdb_catalog.hdb_action_log WHERE action_name = 'create_user'`,
+        )
+      ).rows[0]?.n;
+    expect(Number(await count())).toBeGreaterThan(0);
+    const definition = {
+      kind: "asynchronous",
+      arguments: [{ name: "name", type: "String!" }],
+      output_type: "UserId",
+      handler: "{{ACTION_BASE}}/create",
+    };
+    const kept = await admin(services[0] as Service, "/v1/metadata", {
+      type: "bulk",
+      args: [
+        { type: "drop_action", args: { name: "create_user", clear_data: false } },
+        { type: "create_action", args: { name: "create_user", definition } },
+      ],
+    });
+    expect(kept.status, JSON.stringify(kept.body)).toBe(200);
+    expect(Number(await count())).toBeGreaterThan(0);
+    const cleared = await admin(services[0] as Service, "/v1/metadata", {
+      type: "bulk",
+      args: [
+        { type: "drop_action", args: { name: "create_user" } },
+        { type: "create_action", args: { name: "create_user", definition } },
+      ],
+    });
+    expect(cleared.status, JSON.stringify(cleared.body)).toBe(200);
+    expect(await count()).toBe("0");
+  });
+
   it("refuses an asynchronous action whose output relationships would have to cross a nested object, as Hasura does", async () => {
     const refused = await admin(services[0] as Service, "/v1/metadata", {
       type: "bulk",

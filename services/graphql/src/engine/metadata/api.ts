@@ -65,6 +65,8 @@ export interface MetadataContext {
   insertRows(table: QualifiedTable, objects: Record<string, unknown>[], options: InsertOptions): Promise<unknown>;
   /** Called after every save, with the saved metadata and its new resource_version. */
   onMetadataChanged(metadata: Metadata, resourceVersion: number): void | Promise<void>;
+  /** Deletes the stored calls of dropped asynchronous actions (`drop_action` with `clear_data`, Hasura's default). */
+  clearActionLogs?(actions: string[]): Promise<void>;
 }
 
 interface RequestState {
@@ -76,6 +78,8 @@ interface RequestState {
   catalogBeforeDdl?: CatalogView;
   /** SQL ran (run_sql or insert): the request cannot simply be retried. */
   sideEffects: boolean;
+  /** Actions dropped with `clear_data`: their stored calls go once the metadata is saved. */
+  clearedActions: string[];
 }
 
 const DATA_QUERIES = new Set(["select", "count", "update", "delete"]);
@@ -219,6 +223,10 @@ async function runOperation(
   if (args === undefined) throw parseFailed(`key "args" not found`, "$");
   const { metadata, result } = operation.run(state.metadata, args, await currentCatalog(state, ctx));
   state.metadata = metadata;
+  if (type === "drop_action") {
+    const dropped = args as Json;
+    if (dropped.clear_data !== false) state.clearedActions.push(String(dropped.name));
+  }
   if (operation.modifies) state.modified = true;
   return result;
 }
@@ -273,6 +281,7 @@ export async function runMetadataRequest(
         resourceVersion: loaded.resourceVersion,
         modified: false,
         sideEffects: false,
+        clearedActions: [],
       };
       let result: unknown;
       try {
@@ -285,6 +294,7 @@ export async function runMetadataRequest(
       try {
         const version = await ctx.store.save(state.metadata, expected ?? loaded.resourceVersion);
         await ctx.onMetadataChanged(state.metadata, version);
+        if (state.clearedActions.length > 0) await ctx.clearActionLogs?.(state.clearedActions);
         return result;
       } catch (error) {
         const retry = isResourceVersionConflict(error) && expected === undefined && !state.sideEffects && attempt < ATTEMPTS;
