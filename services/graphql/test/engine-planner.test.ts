@@ -19,8 +19,8 @@ CREATE TABLE article (id serial PRIMARY KEY, author_id int NOT NULL REFERENCES a
 CREATE FUNCTION author_initial(a author) RETURNS text LANGUAGE sql STABLE AS $$ SELECT left(a.full_name, 1) $$;
 `;
 
-const metadata = () =>
-  metadataWith([
+const metadata = () => ({
+  ...metadataWith([
     {
       table: { schema: "public", name: "author" },
       configuration: { column_config: { full_name: { custom_name: "name" } } },
@@ -34,7 +34,35 @@ const metadata = () =>
       table: { schema: "public", name: "article" },
       object_relationships: [{ name: "author", using: { foreign_key_constraint_on: "author_id" } }],
     },
-  ]);
+  ]),
+  custom_types: {
+    objects: [
+      {
+        name: "Written",
+        fields: [
+          { name: "id", type: "Int!" },
+          { name: "note", type: "Note" },
+        ],
+        relationships: [{ name: "author", type: "object", remote_table: "author", field_mapping: { id: "id" } }],
+      },
+      { name: "Note", fields: [{ name: "text", type: "String" }] },
+      { name: "Receipt", fields: [{ name: "id", type: "Int!" }] },
+    ],
+    input_objects: [{ name: "Draft", fields: [{ name: "tags", type: "[String!]" }] }],
+  },
+  actions: [
+    {
+      name: "write",
+      definition: {
+        kind: "synchronous",
+        arguments: [{ name: "draft", type: "Draft!" }],
+        output_type: "Written",
+        handler: "http://handler.test",
+      },
+    },
+    { name: "write_later", definition: { kind: "asynchronous", output_type: "Receipt", handler: "http://handler.test" } },
+  ],
+});
 
 describe("planner", () => {
   const suite = useTestEngine("pglite", { schema: SCHEMA, metadata });
@@ -143,6 +171,40 @@ describe("planner", () => {
       0,
     ]);
     expect(insert.output).toMatchObject({ kind: "response", fields: [{ kind: "affected_rows" }, { kind: "returning", key: "returning" }] });
+  });
+
+  it("plans an action: its input shaped by the argument types, its output fields, nested objects and relationships", () => {
+    const [node] = plan(`mutation { write(draft: {tags: "a"}) { __typename id note { text } author { name } } }`);
+    if (node?.kind !== "action") throw new Error(`an action, not ${node?.kind}`);
+    expect(node.action.name).toBe("write");
+    expect(node.input).toEqual({ draft: { tags: ["a"] } });
+    const [typename, id, note, author] = node.fields ?? [];
+    expect(typename).toEqual({ kind: "typename", key: "__typename", typeName: "Written" });
+    expect(id).toEqual({ kind: "output_field", key: "id", field: "id", fields: null });
+    expect(note).toEqual({
+      kind: "output_field",
+      key: "note",
+      field: "note",
+      fields: [{ kind: "output_field", key: "text", field: "text", fields: null }],
+    });
+    expect(author).toMatchObject({
+      kind: "object_rel",
+      rel: { name: "author", mapping: [["id", "id"]] },
+      fields: [{ kind: "column", column: "full_name" }],
+    });
+  });
+
+  it("plans an asynchronous action's query field: the call's id and what is read of its log entry", () => {
+    const [node] = plan(`query ($id: uuid!) { write_later(id: $id) { id errors output { id } } }`, {
+      id: "00000000-0000-0000-0000-000000000001",
+    });
+    if (node?.kind !== "async_action_query") throw new Error(`an async action query, not ${node?.kind}`);
+    expect(node.id).toBe("00000000-0000-0000-0000-000000000001");
+    expect(node.fields).toEqual([
+      { kind: "async_field", key: "id", field: "id" },
+      { kind: "async_field", key: "errors", field: "errors" },
+      { kind: "async_output", key: "output", fields: [{ kind: "output_field", key: "id", field: "id", fields: null }] },
+    ]);
   });
 
   it("refuses a nested insert that sets the columns its parent determines, before any SQL", () => {
