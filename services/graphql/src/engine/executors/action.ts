@@ -7,6 +7,7 @@
  * selection; relationships to tables are read in one statement built by compiler/action.ts.
  */
 import type { Database } from "@platform/core";
+import { forwardableHeaders } from "../client-headers.js";
 import { type RelationshipBatch, type RelationshipField, relationshipsStatement } from "../compiler/action.js";
 import type { CompileContext } from "../compiler/context.js";
 import {
@@ -43,28 +44,6 @@ export interface ActionCall {
 
 const BUILT_IN_SCALARS = new Set(["Int", "Float", "String", "Boolean", "ID"]);
 
-/**
- * Client headers Hasura never forwards to a handler (commonClientHeadersIgnored in
- * server/src-lib/Hasura/Server/Utils.hs); `x-hasura-*` headers (session variables, the admin
- * secret) are not forwarded either: the handler gets the session in the payload.
- */
-const NOT_FORWARDED = new Set([
-  "content-length",
-  "content-md5",
-  "user-agent",
-  "host",
-  "origin",
-  "referer",
-  "accept",
-  "accept-encoding",
-  "accept-language",
-  "accept-datetime",
-  "cache-control",
-  "connection",
-  "dnt",
-  "content-type",
-]);
-
 const TEMPLATE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
 /** `{{VAR}}` templates of a handler URL read from the environment. */
@@ -74,23 +53,6 @@ function resolveTemplate(text: string, env: ActionCall["env"]): string {
     if (value === undefined) throw actionEnvMissing(name);
     return value;
   });
-}
-
-/**
- * The client headers a handler may be sent (with `forward_client_headers`): all but the ones
- * Hasura never forwards, plus `X-Forwarded-Host` and `X-Forwarded-User-Agent`. Asynchronous
- * calls store only these, so neither the admin secret nor a session header is ever kept.
- */
-export function forwardableHeaders(clientHeaders: Record<string, string>): Array<[string, string]> {
-  const forwarded: Array<[string, string]> = [];
-  for (const [name, value] of Object.entries(clientHeaders)) {
-    const lower = name.toLowerCase();
-    if (NOT_FORWARDED.has(lower) || lower.startsWith("x-hasura-")) continue;
-    forwarded.push([name, value]);
-  }
-  if (clientHeaders.host) forwarded.push(["X-Forwarded-Host", clientHeaders.host]);
-  if (clientHeaders["user-agent"]) forwarded.push(["X-Forwarded-User-Agent", clientHeaders["user-agent"]]);
-  return forwarded;
 }
 
 /** The headers sent to the handler: configured ones win over the client's, as in Hasura. */

@@ -7,6 +7,7 @@
  * for the session that made the call (the admin reads any).
  */
 import { type Database, type Logger, sql } from "@platform/core";
+import { forwardableHeaders } from "../client-headers.js";
 import { HasuraError } from "../errors.js";
 import { jsonText, RawJson } from "../json-number.js";
 import { parseJsonBody } from "../json-parse.js";
@@ -14,7 +15,7 @@ import type { Model } from "../model/types.js";
 import { fromPostgres } from "../pg-errors.js";
 import type { ActionNode, AsyncQueryNode } from "../plan/types.js";
 import { ADMIN_ROLE } from "../session.js";
-import { type ActionCall, callHandler, forwardableHeaders, outputJson } from "./action.js";
+import { type ActionCall, callHandler, outputJson } from "./action.js";
 
 function sessionJson(call: ActionCall): string {
   const { session } = call.compile;
