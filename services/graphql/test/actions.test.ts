@@ -104,6 +104,13 @@ describe.each(testBackends)("synchronous actions [%s]", (backend) => {
         action("many", "/many", "[UserRef!]!", { type: "query" }),
         action("signup", "/signup", "UserRef!", { arguments: [{ name: "users", type: "[NewUser!]!" }] }),
         action("word", "/word", "String!", { type: "query" }),
+        action("by_uuid", "/word", "String!", {
+          type: "query",
+          arguments: [
+            { name: "id", type: "uuid!" },
+            { name: "at", type: "timestamptz" },
+          ],
+        }),
         action("blob", "/blob", "Blob", { type: "query" }),
         action("jsonb_out", "/blob", "jsonb!", { type: "query" }),
         action("headers_out", "/headers", "String", {
@@ -140,6 +147,17 @@ describe.each(testBackends)("synchronous actions [%s]", (backend) => {
       session_variables: { "x-hasura-role": "user", "x-hasura-user-id": "1" },
       request_query: query,
     });
+  });
+
+  it("passes input values of Postgres scalars through unchecked, as Hasura does (the handler decides)", async () => {
+    handler.route("/word", () => ({ body: "ok" }));
+    expect(await run(`{ by_uuid(id: "not-a-uuid", at: 12) }`)).toEqual({ data: { by_uuid: "ok" } });
+    expect(lastBody().input).toEqual({ id: "not-a-uuid", at: 12 });
+    expect(await run(`query ($id: uuid!) { by_uuid(id: $id) }`, ADMIN_HEADERS, { id: "also-not" })).toEqual({ data: { by_uuid: "ok" } });
+    expect(lastBody().input).toEqual({ id: "also-not" });
+    // GraphQL's own scalars are still GraphQL's.
+    const refused = (await run(`{ who(id: "one") { id } }`)) as { errors: Array<{ extensions: { code: string } }> };
+    expect(refused.errors[0]?.extensions.code).toBe("validation-failed");
   });
 
   it("shapes the answer to the selection: aliases, __typename, nested objects and lists, missing nullable fields as null", async () => {

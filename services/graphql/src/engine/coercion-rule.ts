@@ -44,6 +44,7 @@ const STRICT_ARGUMENTS = new Set(["batch_size", "distinct", "path"]);
 function argumentMode(argument: string, field: GraphQLField<unknown, unknown> | null, directive: boolean): LeafMode {
   if (directive || !field || field.name.startsWith("__")) return "strict";
   const kind = fieldInfo(field.extensions)?.kind;
+  if (kind === "action") return "action";
   if (kind === "select_by_pk" || kind === "delete_by_pk") return "column";
   if (argument === "limit" || argument === "offset") return argument;
   return STRICT_ARGUMENTS.has(argument) ? "strict" : "column";
@@ -98,15 +99,24 @@ export function HasuraValuesRule(context: ValidationContext): ASTVisitor {
   const base = ValuesOfCorrectTypeRule(context) as Record<string, unknown>;
   const mode = (parent: unknown, ancestors: ReadonlyArray<unknown>): LeafMode => {
     const chain = [...ancestors, parent];
+    // The innermost input object field decides, unless the argument it is in is an action's.
+    let field: string | undefined;
     for (let i = chain.length - 1; i >= 0; i -= 1) {
       const node = chain[i] as ASTNode | readonly ASTNode[];
-      if (Array.isArray(node) || (node as ASTNode).kind === Kind.LIST) continue;
+      if (Array.isArray(node)) continue;
       const n = node as ASTNode;
-      if (n.kind === Kind.OBJECT_FIELD) return fieldMode(n.name.value);
-      if (n.kind === Kind.ARGUMENT) return argumentMode(n.name.value, context.getFieldDef() ?? null, context.getDirective() !== null);
+      if (n.kind === Kind.LIST || n.kind === Kind.OBJECT) continue;
+      if (n.kind === Kind.OBJECT_FIELD) {
+        field ??= n.name.value;
+        continue;
+      }
+      if (n.kind === Kind.ARGUMENT) {
+        const argument = argumentMode(n.name.value, context.getFieldDef() ?? null, context.getDirective() !== null);
+        return field === undefined || argument === "action" ? argument : fieldMode(field);
+      }
       break;
     }
-    return "strict";
+    return field === undefined ? "strict" : fieldMode(field);
   };
   const leaf = (node: ValueNode, _key: unknown, parent: unknown, _path: unknown, ancestors: ReadonlyArray<unknown>) => {
     const type = context.getInputType();
@@ -185,7 +195,7 @@ export function variableUsages(schema: GraphQLSchema, document: DocumentNode, op
       const fields = named.getFields();
       for (const f of node.fields) {
         const def = fields[f.name.value];
-        if (def) value(f.value, def.type, fieldMode(f.name.value), [...path, f.name.value]);
+        if (def) value(f.value, def.type, fieldMode(f.name.value, mode), [...path, f.name.value]);
       }
     }
   };

@@ -42,7 +42,14 @@ import { JsonNumber } from "./json-number.js";
 import { isArrayColumnList, isArrayLiteral } from "./schema/pg-array.js";
 import { textProblem } from "./text-values.js";
 
-export type LeafMode = "column" | "strict" | "limit" | "offset";
+/**
+ * `action`: an action's arguments and the fields of its input objects. GraphQL's own scalars are
+ * checked as GraphQL has them; every other scalar (a custom one, or a Postgres one such as
+ * `uuid`) passes to the handler as given, as Hasura passes it.
+ */
+export type LeafMode = "column" | "strict" | "limit" | "offset" | "action";
+
+const GRAPHQL_SCALARS = new Set(["Int", "Float", "String", "Boolean", "ID"]);
 export type Segments = Array<string | number>;
 
 /** A value to check: a GraphQL literal (`json: false`) or a JSON value from the variables. */
@@ -214,6 +221,7 @@ function enumProblem(type: GraphQLEnumType, input: Input): Problem | null {
 export function leafProblem(type: GraphQLScalarType | GraphQLEnumType, input: Input, mode: LeafMode): Problem | null {
   if (isEnumType(type)) return enumProblem(type, input);
   if (mode === "column") return columnScalar(type.name, input);
+  if (mode === "action") return GRAPHQL_SCALARS.has(type.name) ? strictScalar(type.name, input) : null;
   if (type.name === "Int" && mode === "limit") {
     const ok = (input.kind === "int" || input.kind === "number") && !input.text.trim().startsWith("-");
     return ok ? integerProblem(input.text, 32) : mismatch(type.name, "a non-negative 32-bit integer", input);
@@ -235,8 +243,9 @@ function nullProblem(type: GraphQLInputType, mode: LeafMode): Problem {
   return leafProblem(nullable as GraphQLScalarType | GraphQLEnumType, input, mode) ?? mismatch(nullable.name, "a value", input);
 }
 
-/** Input object fields are column values, except `_is_null` (a plain Boolean). */
-export function fieldMode(field: string): LeafMode {
+/** Input object fields are column values, except `_is_null` (a plain Boolean); inside an action's argument, action values. */
+export function fieldMode(field: string, parent?: LeafMode): LeafMode {
+  if (parent === "action") return "action";
   return field === "_is_null" ? "strict" : "column";
 }
 
@@ -269,7 +278,7 @@ export function checkJsonValue(value: unknown, type: GraphQLInputType, mode: Lea
     const fields = nullable.getFields();
     for (const key of Object.keys(record)) if (!(key in fields)) throw fieldNotFound(key, nullable.name, jsonPath([...path, key]));
     for (const [name, field] of Object.entries(fields)) {
-      if (name in record) checkJsonValue(record[name], field.type, fieldMode(name), [...path, name]);
+      if (name in record) checkJsonValue(record[name], field.type, fieldMode(name, mode), [...path, name]);
       else if (isNonNullType(field.type) && field.defaultValue === undefined) throw missingRequiredField(name, jsonPath([...path, name]));
     }
     return;
