@@ -22,6 +22,7 @@ import { DEFAULT_SOURCE, type Metadata } from "./engine/metadata/types.js";
 import { buildModel } from "./engine/model/build.js";
 import { functionsNamedBy } from "./engine/model/build-functions.js";
 import type { Model } from "./engine/model/types.js";
+import { RemoteSchemaRegistry } from "./engine/remote/registry.js";
 import type { Session } from "./engine/session.js";
 
 export class GraphqlRuntime {
@@ -30,6 +31,8 @@ export class GraphqlRuntime {
   private timer: NodeJS.Timeout | undefined;
   private readonly store: MetadataStore;
   private readonly runner: SqlRunner;
+  /** The remote schemas' fetched schemas, kept across rebuilds. */
+  private readonly remotes: RemoteSchemaRegistry;
   /** The inconsistent objects already logged (inconsistency-log.ts). */
   private loggedInconsistencies: ReadonlySet<string> = new Set();
 
@@ -42,6 +45,7 @@ export class GraphqlRuntime {
     private readonly guard = new RequestGuard(),
   ) {
     this.store = new MetadataStore(db, storeOptions);
+    this.remotes = new RemoteSchemaRegistry(() => options.env ?? process.env);
     this.runner = sqlRunnerFor(db);
     this.engine = new Engine(db, buildModel({ version: 3, sources: [] }, { tables: new Map(), enumValues: new Map() }), options);
   }
@@ -83,7 +87,13 @@ export class GraphqlRuntime {
       const pg = t.is_enum ? catalog.tables.get(`${t.table.schema}.${t.table.name}`) : undefined;
       if (pg) catalog.enumValues.set(`${pg.schema}.${pg.name}`, await loadEnumValues(this.db, pg));
     }
-    this.engine = new Engine(this.db, buildModel(metadata, catalog), this.options);
+    // Remote schemas are fetched once per definition (reloads fetch again): rebuilds for other changes reuse them.
+    await this.remotes.load(metadata);
+    this.remotes.prune(metadata);
+    const model = buildModel(metadata, catalog);
+    const remotes = this.remotes.resolve(metadata, model);
+    model.remoteSchemas = remotes.served;
+    this.engine = new Engine(this.db, model, this.options);
     this.guard.setApiLimits(metadata.api_limits);
     this.version = version;
     this.log?.info({ resourceVersion: version, tables: catalog.tables.size }, "metadata loaded");
@@ -91,7 +101,7 @@ export class GraphqlRuntime {
     const served = { ...metadata, sources: source ? [source] : [] };
     this.loggedInconsistencies = logNewInconsistencies(
       this.log,
-      allInconsistencies(served, catalogViewOf(catalog)),
+      allInconsistencies(served, catalogViewOf(catalog), remotes.inconsistent),
       this.loggedInconsistencies,
     );
   }
@@ -120,6 +130,7 @@ export class GraphqlRuntime {
   admin(endpoint: MetadataEndpoint, body: unknown): Promise<unknown> {
     const ctx: MetadataContext = {
       store: this.store,
+      remoteSchemas: this.remotes.access(() => this.engine.model),
       catalog: async () => catalogViewOf(await introspect(this.db)),
       runSql: (args, check) =>
         runSql(this.runner, args, check ? { beforeCommit: async (tx) => check(catalogViewOf(await introspect(tx))) } : {}),

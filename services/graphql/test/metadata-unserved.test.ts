@@ -1,9 +1,10 @@
 /**
- * Metadata the engine keeps but does not serve yet (actions, custom types, remote schemas,
- * remote relationships, event triggers, cron triggers, inherited roles, REST endpoints; query
+ * Metadata the engine keeps but does not serve yet (remote schema permissions, remote
+ * relationships, event triggers, cron triggers, inherited roles, REST endpoints; query
  * collections and the allow list kept unreported): stored through replace_metadata and through
  * Hasura's commands, exported unchanged, reported by get_inconsistent_metadata in Hasura's
- * shape, on a real database through the runtime's admin API.
+ * shape, on a real database through the runtime's admin API. The remote schema they name is
+ * served by a real graphql-js server (remote-schemas.test.ts covers remote schemas themselves).
  */
 
 import { createLogger } from "@platform/core";
@@ -15,6 +16,7 @@ import type { Metadata } from "../src/engine/metadata/types.js";
 import type { Session } from "../src/engine/session.js";
 import { GraphqlRuntime } from "../src/runtime.js";
 import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
+import { type GraphqlServer, schemaOf, startGraphqlServer } from "./support/graphql-server.js";
 
 const SCHEMA = `
 CREATE TABLE author (id serial PRIMARY KEY, name text NOT NULL);
@@ -33,7 +35,8 @@ const ACTION = {
   permissions: [{ role: "user" }],
 };
 const CUSTOM_TYPES = { objects: [{ name: "UserOut", fields: [{ name: "id", type: "Int!" }] }] };
-const REMOTE_SCHEMA = { name: "countries", definition: { url: "https://countries.test/graphql", timeout_seconds: 60 }, comment: "c" };
+/** Served (its url set once the remote server listens), so not reported; its permissions and relationships are. */
+const REMOTE_SCHEMA = { name: "countries", definition: { url: "", timeout_seconds: 60 }, comment: "c" };
 const CRON = { name: "nightly", webhook: "https://example.test/cron", schedule: "0 0 * * *", include_in_metadata: true };
 const REMOTE_REL = {
   name: "country",
@@ -67,7 +70,6 @@ const QUIET = {
 
 /** How get_inconsistent_metadata reports each of the objects above. */
 const REPORTED = [
-  { definition: REMOTE_SCHEMA, name: "remote_schema countries", reason: notServed("remote schemas"), type: "remote_schema" },
   { definition: CRON, name: "cron_trigger nightly", reason: notServed("cron triggers"), type: "cron_trigger" },
   {
     definition: INHERITED,
@@ -117,15 +119,23 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
   const articleTable = async () =>
     (await exported()).sources[0]?.tables.find((t) => t.table.name === "article") as unknown as Record<string, unknown>;
 
+  let countries: GraphqlServer;
+
   beforeAll(async () => {
     handle = await openTestDatabase(backend);
+    countries = await startGraphqlServer();
+    countries.route("/countries", { schema: schemaOf("type Query { country(code: String): String }"), root: { country: () => "FR" } });
+    REMOTE_SCHEMA.definition.url = `${countries.url}/countries`;
   });
-  afterAll(async () => handle.dispose());
+  afterAll(async () => {
+    await handle.dispose();
+    await countries.close();
+  });
   beforeEach(async () => {
     await handle.db.exec("DROP SCHEMA IF EXISTS hdb_catalog CASCADE; DROP SCHEMA public CASCADE; CREATE SCHEMA public;");
     const logger = createLogger({ level: "silent" });
     warn = vi.spyOn(logger, "warn");
-    runtime = new GraphqlRuntime(handle.db, { booleanNullCollapse: false }, logger);
+    runtime = new GraphqlRuntime(handle.db, { booleanNullCollapse: false, env: { COUNTRIES_URL: `${countries.url}/countries` } }, logger);
     await runtime.init();
     await call({ type: "run_sql", args: { sql: SCHEMA } }, "/v2/query");
     await call({
@@ -200,9 +210,11 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
       await call({ type: "drop_inconsistent_metadata", args: {} });
       expect(await inconsistent()).toEqual({ is_consistent: true });
       const after = await exported();
-      for (const key of ["remote_schemas", "cron_triggers", "inherited_roles", "rest_endpoints"]) {
+      for (const key of ["cron_triggers", "inherited_roles", "rest_endpoints"]) {
         expect(after).not.toHaveProperty(key);
       }
+      // The remote schema is served: it stays.
+      expect(after.remote_schemas).toEqual([REMOTE_SCHEMA]);
       // Served actions and valid custom types stay.
       expect(after.custom_types).toEqual(CUSTOM_TYPES);
       expect(after.actions).toEqual([ACTION]);
@@ -546,7 +558,12 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
       const definition = { url_from_env: "COUNTRIES_URL" };
       await call({ type: "update_remote_schema", args: { name: "countries", definition } });
       expect((await exported()).remote_schemas).toEqual([
-        { name: "countries", definition, permissions: [{ role: "user", definition: permission.definition }] },
+        // Stored as Hasura stores a definition: forward_client_headers always there.
+        {
+          name: "countries",
+          definition: { ...definition, forward_client_headers: false },
+          permissions: [{ role: "user", definition: permission.definition }],
+        },
       ]);
       expect(await fail({ type: "update_remote_schema", args: { name: "nope", definition } })).toMatchObject({
         code: "not-exists",
@@ -557,7 +574,8 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
         code: "not-exists",
         error: 'remote schema with name "nope" does not exist',
       });
-      expect(await reportedNames()).toEqual(["remote_schema countries"]);
+      // The remote schema is served; its permissions are not.
+      expect(await reportedNames()).toEqual(["remote_schema_permission user permission in remote schema countries"]);
 
       await call({ type: "drop_remote_schema_permissions", args: { remote_schema: "countries", role: "user" } });
       expect(await fail({ type: "drop_remote_schema_permissions", args: { remote_schema: "countries", role: "user" } })).toMatchObject({

@@ -12,6 +12,7 @@
  *   errors/auth.ts             admin secret, JWT, JWKS, webhook
  *   errors/actions.ts          action handlers' answers and failures
  *   errors/limits.ts           API limits and the time limit
+ *   errors/remote.ts           remote schemas: fetching, calling, their definitions and consistency
  *   errors/internal.ts         faults of the engine itself
  * Code outside this folder throws factory results; it never builds a HasuraError itself.
  */
@@ -24,5 +25,6 @@ export * from "./errors/limits.js";
 export * from "./errors/metadata.js";
 export * from "./errors/metadata-unserved.js";
 export * from "./errors/permissions.js";
+export * from "./errors/remote.js";
 export * from "./errors/request.js";
 export * from "./errors/values.js";

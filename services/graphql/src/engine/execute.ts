@@ -41,6 +41,8 @@ import {
   persistedQueriesNotEnabled,
   queryKeyMissing,
   queryParseFailed,
+  RemoteErrors,
+  remoteSubscriptionNotSupported,
   requestCancelled,
   subscriptionOverHttp,
 } from "./errors.js";
@@ -52,6 +54,7 @@ import type { Model } from "./model/types.js";
 import { fromPostgres } from "./pg-errors.js";
 import { definitionOf, PlanContext } from "./plan/context.js";
 import { collectFields, type Fragments } from "./plan/fields.js";
+import { selectsRemoteField } from "./plan/remote.js";
 import { planMutationField, planQueryField } from "./plan/root.js";
 import { slotVariables } from "./plan/slots.js";
 import { RoleSchemaBuilder } from "./schema/build.js";
@@ -145,6 +148,7 @@ function variableTypes(schema: GraphQLSchema, operation: OperationDefinitionNode
  * the statement) is in `extensions.internal`, as Hasura adds it for the admin role and in dev mode.
  */
 export function errorBody(error: HasuraError, internal = false): string {
+  if (error instanceof RemoteErrors) return error.body();
   if (error.extensions !== undefined) return JSON.stringify({ errors: [{ message: error.message, extensions: error.extensions }] });
   const extensions = {
     path: error.path,
@@ -268,7 +272,12 @@ export class Engine {
     const operation = getOperationAST(document, operationName);
     if (!operation) throw operationNotFound(operationName);
     if (operation.operation === "mutation" && !schema.getMutationType()) throw noMutations();
-    if (operation.operation === "subscription") throw subscriptionOverHttp();
+    if (operation.operation === "subscription") {
+      const subscriptionRoot = schema.getSubscriptionType();
+      const selected = subscriptionRoot ? collectFields([operation.selectionSet], subscriptionRoot.name, fragmentsOf(document), {}) : [];
+      if (subscriptionRoot && selectsRemoteField(subscriptionRoot, selected)) throw remoteSubscriptionNotSupported();
+      throw subscriptionOverHttp();
+    }
     options.checkOperation?.(document, operation);
     const usagesKey = `${key}\u0000${operationName ?? ""}`;
     const variables = checkVariables(schema, document, operation, request.variables, (compute) => {
@@ -282,7 +291,7 @@ export class Engine {
     if (operation.operation === "mutation") {
       const fragments = fragmentsOf(document);
       const root = schema.getMutationType() as GraphQLObjectType;
-      const planning = new PlanContext(this.model, variables, fragments);
+      const planning = new PlanContext(this.model, variables, fragments, operation);
       const fields = collectFields([operation.selectionSet], root.name, fragments, variables).map((f) =>
         planMutationField(planning, root, f),
       );
@@ -305,11 +314,12 @@ export class Engine {
       const fields = collectFields([operation.selectionSet], root.name, fragments, slotted.values);
       const introspection = fields.some((f) => f.name === "__schema" || f.name === "__type");
       if (introspection && this.model.introspectionDisabled.has(session.role)) throw introspectionDisabled(session.role);
-      const answeredByHandler = (kind: string | undefined) => kind === "action" || kind === "async_action_query";
+      const answeredByHandler = (kind: string | undefined) =>
+        kind === "action" || kind === "async_action_query" || kind === "remote" || kind === "remote_namespace";
       if (introspection || fields.some((f) => answeredByHandler(definitionOf(root, f.name)?.info.kind))) {
         // Planned with the request's own values and run once: introspection answers from
         // graphql-js, actions from their handlers, the other data fields from one statement.
-        const planning = new PlanContext(this.model, variables, fragments);
+        const planning = new PlanContext(this.model, variables, fragments, operation);
         const planned = collectFields([operation.selectionSet], root.name, fragments, variables)
           .filter((f) => !f.name.startsWith("__") || f.name === "__typename")
           .map((f) => planQueryField(planning, root, f));

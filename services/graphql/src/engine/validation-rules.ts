@@ -31,7 +31,10 @@ export function HasuraFieldsRule(context: ValidationContext): ASTVisitor {
       const parent = context.getParentType();
       if (!parent || META_FIELDS.has(node.name.value)) return;
       if ((isObjectType(parent) || isInterfaceType(parent)) && parent.getFields()[node.name.value]) return;
-      report(context, node, fieldNotFound(node.name.value, parent.name));
+      // Hasura parses an interface's selection against each of its objects (a remote schema's
+      // interfaces; tables have none), so it names the first of them.
+      const named = isInterfaceType(parent) ? (context.getSchema().getPossibleTypes(parent)[0] ?? parent) : parent;
+      report(context, node, fieldNotFound(node.name.value, named.name));
     },
   };
 }

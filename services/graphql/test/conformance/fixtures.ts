@@ -65,9 +65,10 @@ export interface ClassPlan {
   /**
    * Helper servers the class's fixtures start before the engine: `actionsWebhook` (conftest.py's
    * actions_fixture, ACTION_WEBHOOK_HANDLER), `graphqlService` (test_actions.py's graphql_service,
-   * GRAPHQL_SERVICE_HANDLER). Either one also puts the engine on a real listener.
+   * GRAPHQL_SERVICE_HANDLER), `remoteSchemas` (conftest.py's gql_server, REMOTE_SCHEMAS_WEBHOOK_DOMAIN,
+   * remote-schemas-server.ts). The first two also put the engine on a real listener.
    */
-  helpers?: { actionsWebhook?: boolean; graphqlService?: boolean };
+  helpers?: { actionsWebhook?: boolean; graphqlService?: boolean; remoteSchemas?: boolean };
   /** Engine settings for this class over the runner's defaults (service.ts). */
   env?: Record<string, string>;
 }

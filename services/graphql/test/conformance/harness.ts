@@ -11,6 +11,7 @@ import type { ClassPlan, TestPlan } from "./fixtures.js";
 import { loadFixture, readFixtureText, shortName } from "./fixtures.js";
 import { InlineFailure, inlineContext } from "./inline.js";
 import { emptyRemoved, mentionsPostgis, postgisSkipReason, type Removed, stripPostgis } from "./postgis.js";
+import { type GqlServer, startGqlServer } from "./remote-schemas-server.js";
 import { runCase } from "./run-case.js";
 import { type Reply, type Service, startService, TimeoutError, withTimeout } from "./service.js";
 import { type CaseBase, type CaseResult, failed, skipped } from "./types.js";
@@ -151,6 +152,7 @@ export interface ClassRun {
 interface Helpers {
   webhook?: ActionsWebhookServer;
   remoteSchema?: RemoteSchemaServer;
+  gqlServer?: GqlServer;
   /** The variables pointing at them: the engine's environment gets them, and so does process.env. */
   env: Record<string, string>;
   /** process.env before the class set its variables, to put back afterwards. */
@@ -171,6 +173,7 @@ async function startHelpers(cls: ClassPlan): Promise<Helpers> {
     async close() {
       await helpers.webhook?.close();
       await helpers.remoteSchema?.close();
+      await helpers.gqlServer?.close();
       for (const [name, value] of Object.entries(helpers.savedEnv)) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
@@ -182,6 +185,11 @@ async function startHelpers(cls: ClassPlan): Promise<Helpers> {
     if (cls.helpers?.graphqlService) {
       helpers.remoteSchema = await startActionsRemoteJoinSchema();
       setEnv(helpers, "GRAPHQL_SERVICE_HANDLER", helpers.remoteSchema.url);
+    }
+    // conftest.py's gql_server: REMOTE_SCHEMAS_WEBHOOK_DOMAIN (read by the remote schemas' url templates).
+    if (cls.helpers?.remoteSchemas) {
+      helpers.gqlServer = await startGqlServer();
+      setEnv(helpers, "REMOTE_SCHEMAS_WEBHOOK_DOMAIN", helpers.gqlServer.url);
     }
     // conftest.py's actions_fixture: ACTION_WEBHOOK_HANDLER (read by the actions' handler templates).
     if (cls.helpers?.actionsWebhook) {

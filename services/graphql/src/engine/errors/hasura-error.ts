@@ -35,6 +35,8 @@ export type HasuraCode =
   | "permission-error"
   | "postgres-error"
   | "rate-limit-exceeded"
+  | "remote-schema-conflicts"
+  | "remote-schema-error"
   | "tenant-time-limit-exceeded"
   | "time-limit-exceeded"
   | "unexpected"

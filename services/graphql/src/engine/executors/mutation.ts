@@ -17,6 +17,7 @@ import type { MutationField, MutationOutput, Path, UpdateChanges } from "../plan
 import { type ActionCall, runAction } from "./action.js";
 import { enqueueAction } from "./async-actions.js";
 import { insertObject } from "./insert.js";
+import { runRemote } from "./remote.js";
 
 /**
  * Runs a mutation's fields in order: table mutations (and VOLATILE functions) next to each other
@@ -38,19 +39,23 @@ export async function runMutation(
     group = [];
   };
   for (const f of fields) {
-    if (f.kind !== "action") {
+    if (f.kind !== "action" && f.kind !== "remote") {
       group.push(f);
       continue;
     }
     await flush();
     const call = { ...actions, db, compile: ctx };
+    if (f.kind === "remote") {
+      parts.push(`${JSON.stringify(f.key)}:${await runRemote(f, call)}`);
+      continue;
+    }
     parts.push(`${JSON.stringify(f.key)}:${await (f.action.kind === "asynchronous" ? enqueueAction(f, call) : runAction(f, call))}`);
   }
   await flush();
   return `{"data":{${parts.join(",")}}}`;
 }
 
-type DatabaseField = Exclude<MutationField, { kind: "action" }>;
+type DatabaseField = Exclude<MutationField, { kind: "action" } | { kind: "remote" }>;
 
 async function runInTransaction(db: Database, ctx: CompileContext, fields: DatabaseField[], signal?: AbortSignal): Promise<string[]> {
   return db.transaction(

@@ -11,11 +11,16 @@ import { type FailedStatement, fromPostgres } from "../pg-errors.js";
 import type { QueryField } from "../plan/types.js";
 import { type ActionCall, runAction } from "./action.js";
 import { readAsyncAction } from "./async-actions.js";
+import { runRemote } from "./remote.js";
 
 /** A root field answered by the query's statement (actions are answered by their handlers). */
-export type DataField = Exclude<QueryField, { kind: "typename" } | { kind: "action" } | { kind: "async_action_query" }>;
+export type DataField = Exclude<
+  QueryField,
+  { kind: "typename" } | { kind: "action" } | { kind: "async_action_query" } | { kind: "remote" }
+>;
 
-const isDataField = (f: QueryField): f is DataField => f.kind !== "typename" && f.kind !== "action" && f.kind !== "async_action_query";
+const isDataField = (f: QueryField): f is DataField =>
+  f.kind !== "typename" && f.kind !== "action" && f.kind !== "async_action_query" && f.kind !== "remote";
 
 /** Root fields selected as columns of their own; more are packed into one array (PostgreSQL's limit is 1,664 columns). */
 const MAX_COLUMNS = 1000;
@@ -95,7 +100,15 @@ export async function runQueryOnce(
   const [results, actions] = await Promise.all([
     runQueryFields(db, { ...plan, name: "" }, input, call.signal),
     Promise.all(
-      fields.map((f) => (f.kind === "action" ? runAction(f, call) : f.kind === "async_action_query" ? readAsyncAction(f, call) : null)),
+      fields.map((f) =>
+        f.kind === "action"
+          ? runAction(f, call)
+          : f.kind === "async_action_query"
+            ? readAsyncAction(f, call)
+            : f.kind === "remote"
+              ? runRemote(f, call)
+              : null,
+      ),
     ),
   ]);
   return fields.map((_, i) => {

@@ -12,7 +12,9 @@
  * across instances, resource_version decides, and a request without side effects is retried
  * when another instance saved in between.
  */
+
 import { HasuraError, legacyQueryNotSupported, resourceVersionConflict, runSqlDependencyError, underPath } from "../errors.js";
+import type { RemoteSchemaAccess } from "../remote/registry.js";
 import {
   argsObject,
   asArray,
@@ -63,6 +65,8 @@ export interface MetadataContext {
   runSql(args: RunSqlArgs, check?: (after: CatalogView) => void): Promise<unknown>;
   /** Legacy `insert`; its result (`{affected_rows, returning?}`) is the step's response. */
   insertRows(table: QualifiedTable, objects: Record<string, unknown>[], options: InsertOptions): Promise<unknown>;
+  /** The remote schemas' fetched schemas; absent, remote schemas are kept but not fetched nor checked. */
+  remoteSchemas?: RemoteSchemaAccess;
   /** Called after every save, with the saved metadata and its new resource_version. */
   onMetadataChanged(metadata: Metadata, resourceVersion: number): void | Promise<void>;
   /** Deletes the stored calls of dropped asynchronous actions (`drop_action` with `clear_data`, Hasura's default). */
@@ -221,7 +225,9 @@ async function runOperation(
   }
   const args = request.args === undefined && ARGS_OPTIONAL.has(type) ? {} : request.args;
   if (args === undefined) throw parseFailed(`key "args" not found`, "$");
-  const { metadata, result } = operation.run(state.metadata, args, await currentCatalog(state, ctx));
+  const remotes = ctx.remoteSchemas;
+  if (operation.prepare && remotes) await operation.prepare(state.metadata, args, remotes);
+  const { metadata, result } = operation.run(state.metadata, args, await currentCatalog(state, ctx), { remotes });
   state.metadata = metadata;
   if (type === "drop_action") {
     const dropped = args as Json;

@@ -20,6 +20,8 @@ export interface InconsistentObject {
   name: string;
   reason: string;
   type: string;
+  /** What went wrong in detail (a remote schema's http_exception), as Hasura's `message`. */
+  message?: unknown;
 }
 
 function relationshipsOf(table: TableMetadata) {

@@ -4,6 +4,7 @@
  * never mutates the metadata it was given and stays cheap on large metadata).
  */
 import { sourceNotFound, tableNotTracked } from "../errors.js";
+import type { RemoteSchemaAccess } from "../remote/registry.js";
 import { sameTable, tableLabel } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import type { Metadata, QualifiedTable, SourceMetadata, TableMetadata } from "./types.js";
@@ -14,8 +15,14 @@ export interface OperationResult {
   result: unknown;
 }
 
-/** One metadata API operation: a pure function of the metadata, its arguments and the catalog. */
-export type Operation = (metadata: Metadata, args: unknown, catalog: CatalogView) => OperationResult;
+/** What an operation may consult besides the catalog. */
+export interface OperationContext {
+  /** The remote schemas' fetched schemas (absent: remote schemas are not checked). */
+  remotes?: RemoteSchemaAccess | undefined;
+}
+
+/** One metadata API operation: a pure function of the metadata, its arguments and the catalog (and what was fetched). */
+export type Operation = (metadata: Metadata, args: unknown, catalog: CatalogView, context?: OperationContext) => OperationResult;
 
 export const ARGS = "$.args";
 

@@ -11,9 +11,9 @@ import { unservedInconsistencies } from "./unserved.js";
 
 export const INCONSISTENT_OBJECT_LOG = "inconsistent metadata object";
 
-/** Everything get_inconsistent_metadata reports: broken objects and those not served yet. */
-export function allInconsistencies(metadata: Metadata, catalog: CatalogView): InconsistentObject[] {
-  return [...findInconsistencies(metadata, catalog), ...unservedInconsistencies(metadata, catalog)];
+/** Everything get_inconsistent_metadata reports: broken objects (`remotes`: the remote schemas'), and those not served yet. */
+export function allInconsistencies(metadata: Metadata, catalog: CatalogView, remotes: InconsistentObject[] = []): InconsistentObject[] {
+  return [...findInconsistencies(metadata, catalog), ...remotes, ...unservedInconsistencies(metadata, catalog)];
 }
 
 const keyOf = (o: InconsistentObject) => JSON.stringify([o.type, o.name, o.reason]);

@@ -5,11 +5,12 @@
  * Running them in order, saving and bulk are the API layer's job (api.ts).
  */
 import { inconsistentMetadata } from "../errors.js";
+import type { RemoteSchemaAccess } from "../remote/registry.js";
 import { removeApiLimits, setApiLimits } from "./api-limits.js";
-import { asObject, optionalBoolean, parseFailed } from "./args.js";
+import { asObject, isObject, type Json, optionalBoolean, parseFailed } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import { dropInconsistent, findInconsistencies } from "./consistency.js";
-import { ARGS, type Operation, type OperationResult, success } from "./edit.js";
+import { ARGS, type Operation, type OperationContext, type OperationResult, setOrDrop, success } from "./edit.js";
 import { createFunctionPermission, dropFunctionPermission, setFunctionCustomization } from "./function-ops.js";
 import { setIntrospectionOptions } from "./introspection-options.js";
 import { normalizeMetadata } from "./normalize.js";
@@ -21,6 +22,7 @@ import {
   renameRelationship,
   setRelationshipComment,
 } from "./relationships.js";
+import { REMOTE_SCHEMA_OPERATIONS } from "./remote-schemas.js";
 import {
   addComputedField,
   dropComputedField,
@@ -42,6 +44,8 @@ export interface OperationSpec {
   run: Operation;
   /** Whether a successful run changes stored metadata (and so bumps resource_version). */
   modifies: boolean;
+  /** What must be fetched before `run` (remote schemas' schemas); may refuse the command as Hasura does. */
+  prepare?: (metadata: Metadata, args: unknown, remotes: RemoteSchemaAccess) => Promise<void>;
 }
 
 /** Metadata as export_metadata sends it: without the keys that are ours, not Hasura's. */
@@ -50,13 +54,21 @@ export function exportMetadata(metadata: Metadata): Metadata {
   return rest as Metadata;
 }
 
-function consistencyReport(metadata: Metadata, catalog: CatalogView): { is_consistent: boolean; inconsistent_objects?: unknown[] } {
-  const objects = [...findInconsistencies(metadata, catalog), ...unservedInconsistencies(metadata, catalog)];
+function consistencyReport(
+  metadata: Metadata,
+  catalog: CatalogView,
+  context?: OperationContext,
+): { is_consistent: boolean; inconsistent_objects?: unknown[] } {
+  const objects = [
+    ...findInconsistencies(metadata, catalog),
+    ...(context?.remotes?.inconsistencies(metadata) ?? []),
+    ...unservedInconsistencies(metadata, catalog),
+  ];
   return objects.length === 0 ? { is_consistent: true } : { is_consistent: false, inconsistent_objects: objects };
 }
 
 /** `{metadata, allow_inconsistent_metadata}` or the metadata itself (v1 and v2 request forms). */
-const replaceMetadata: Operation = (current, args, catalog) => {
+function replacement(current: Metadata, args: unknown): { metadata: Metadata; wrapped: boolean; allowInconsistent: boolean } {
   const rawArgs = asObject(args, ARGS);
   const wrapped = rawArgs.metadata !== undefined && rawArgs.sources === undefined && rawArgs.tables === undefined;
   const allowInconsistent = wrapped ? (optionalBoolean(rawArgs, "allow_inconsistent_metadata", ARGS) ?? false) : false;
@@ -65,7 +77,13 @@ const replaceMetadata: Operation = (current, args, catalog) => {
   if (metadata.actions_graphql === undefined && current.actions_graphql !== undefined && metadata.actions !== undefined) {
     metadata.actions_graphql = current.actions_graphql;
   }
-  const inconsistent = findInconsistencies(metadata, catalog);
+  return { metadata, wrapped, allowInconsistent };
+}
+
+/** Remote schemas that cannot be fetched, or conflict, are inconsistent objects as Hasura reports them. */
+const replaceMetadata: Operation = (current, args, catalog, context) => {
+  const { metadata, wrapped, allowInconsistent } = replacement(current, args);
+  const inconsistent = [...findInconsistencies(metadata, catalog), ...(context?.remotes?.inconsistencies(metadata) ?? [])];
   // What the engine does not serve yet (unserved.ts) is reported but never refuses the metadata.
   const reported = [...inconsistent, ...unservedInconsistencies(metadata, catalog)];
   if (reported.length === 0 || (inconsistent.length === 0 && !wrapped)) return success(metadata);
@@ -83,10 +101,30 @@ const clearMetadata: Operation = (current) => {
   return success(cleared);
 };
 
-const reloadMetadata: Operation = (metadata, _args, catalog) => ({
+const reloadMetadata: Operation = (metadata, _args, catalog, context) => ({
   metadata,
-  result: { message: "success", ...consistencyReport(metadata, catalog) },
+  result: { message: "success", ...consistencyReport(metadata, catalog, context) },
 });
+
+/** `reload_remote_schemas`: true (Hasura's default) fetches every remote schema again, a list those named, false none. */
+async function prepareReload(metadata: Metadata, args: unknown, remotes: RemoteSchemaAccess): Promise<void> {
+  const spec = isObject(args) ? (args.reload_remote_schemas ?? true) : true;
+  const named = Array.isArray(spec) ? new Set(spec.map(String)) : null;
+  await remotes.load(metadata, (name) => (named ? named.has(name) : spec === true));
+}
+
+/** The remote schemas of the metadata a command reads, fetched if they were not. */
+const loadRemotes = async (metadata: Metadata, _args: unknown, remotes: RemoteSchemaAccess) => remotes.load(metadata);
+
+/** drop_inconsistent_metadata also drops the remote schemas reported inconsistent, as Hasura drops what it reports. */
+const dropInconsistentMetadata: Operation = (metadata, _args, catalog, context) => {
+  const broken = new Set((context?.remotes?.inconsistencies(metadata) ?? []).map((o) => o.name));
+  const remotes = Array.isArray(metadata.remote_schemas) ? metadata.remote_schemas : undefined;
+  const kept = remotes?.filter((r) => !broken.has(`remote_schema ${String((r as { name?: unknown }).name)}`));
+  const withoutRemotes =
+    kept && kept.length !== remotes?.length ? (setOrDrop(metadata as Json, "remote_schemas", kept) as Metadata) : metadata;
+  return success(dropUnserved(dropInconsistent(withoutRemotes, catalog), catalog));
+};
 
 const SOURCE_OPERATIONS: Record<string, Operation> = {
   track_table: trackTable,
@@ -112,20 +150,23 @@ const SOURCE_OPERATIONS: Record<string, Operation> = {
 };
 
 const GLOBAL_OPERATIONS: Record<string, OperationSpec> = {
-  replace_metadata: { run: replaceMetadata, modifies: true },
+  replace_metadata: {
+    run: replaceMetadata,
+    modifies: true,
+    prepare: (current, args, remotes) => remotes.load(replacement(current, args).metadata),
+  },
   clear_metadata: { run: clearMetadata, modifies: true },
   // Saved (resource_version bumps) so that every instance re-reads the database, as Hasura's reload does.
-  reload_metadata: { run: reloadMetadata, modifies: true },
+  reload_metadata: { run: reloadMetadata, modifies: true, prepare: prepareReload },
   export_metadata: { run: (metadata) => ({ metadata, result: exportMetadata(metadata) }), modifies: false },
   get_inconsistent_metadata: {
-    run: (metadata, _args, catalog) => ({ metadata, result: consistencyReport(metadata, catalog) }),
+    run: (metadata, _args, catalog, context) => ({ metadata, result: consistencyReport(metadata, catalog, context) }),
     modifies: false,
+    prepare: loadRemotes,
   },
-  drop_inconsistent_metadata: {
-    run: (metadata, _args, catalog) => success(dropUnserved(dropInconsistent(metadata, catalog), catalog)),
-    modifies: true,
-  },
+  drop_inconsistent_metadata: { run: dropInconsistentMetadata, modifies: true, prepare: loadRemotes },
   ...UNSERVED_GLOBAL_OPERATIONS,
+  ...REMOTE_SCHEMA_OPERATIONS,
   set_api_limits: { run: setApiLimits, modifies: true },
   set_graphql_schema_introspection_options: { run: setIntrospectionOptions, modifies: true },
   remove_api_limits: { run: removeApiLimits, modifies: true },
@@ -141,8 +182,14 @@ export function findOperation(type: string): OperationSpec | undefined {
 }
 
 /** Applies one operation; throws `parse-failed` for an unknown type. */
-export function applyMetadataOperation(metadata: Metadata, type: string, args: unknown, catalog: CatalogView): OperationResult {
+export function applyMetadataOperation(
+  metadata: Metadata,
+  type: string,
+  args: unknown,
+  catalog: CatalogView,
+  context?: OperationContext,
+): OperationResult {
   const operation = findOperation(type);
   if (!operation) throw parseFailed(`unknown metadata command "${type}"`, "$");
-  return operation.run(metadata, args, catalog);
+  return operation.run(metadata, args, catalog, context);
 }

@@ -16,6 +16,7 @@ import {
   inconsistentObject,
   noSuchFunction,
   noSuchTable,
+  remoteNodeConflict,
   tableNameTaken,
 } from "../errors.js";
 import {
@@ -108,7 +109,7 @@ function sameFunctionName(fn: FunctionMetadata, table: QualifiedTable): boolean 
   return sameTable(fn.function, table);
 }
 
-export const trackTable: Operation = (metadata, rawArgs, catalog) => {
+export const trackTable: Operation = (metadata, rawArgs, catalog, context) => {
   const args = tableArgs(rawArgs);
   const source = sourceName(args, ARGS);
   const table = tableOf(args);
@@ -120,6 +121,9 @@ export const trackTable: Operation = (metadata, rawArgs, catalog) => {
   if (!catalog.hasTable(table.schema, table.name)) {
     throw noSuchTable(table);
   }
+  // Hasura's checkConflictingNode: the table's own GraphQL name taken by a remote schema's root field.
+  const node = table.schema === "public" ? table.name : `${table.schema}_${table.name}`;
+  if (context?.remotes?.rootFieldNames().has(node)) throw remoteNodeConflict(node);
   const isEnum = optionalBoolean(args, "is_enum", ARGS) ?? false;
   if (isEnum) assertEnumTable(table, catalog);
   const entry = normalizeTable({ table, configuration: args.configuration, is_enum: isEnum }, ARGS);

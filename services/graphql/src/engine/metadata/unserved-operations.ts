@@ -24,15 +24,11 @@ import {
   dropRestEndpoint,
 } from "./unserved-collections.js";
 import {
-  addRemoteSchema,
   addRemoteSchemaPermissions,
   createRemoteRelationship,
   deleteRemoteRelationship,
   dropRemoteSchemaPermissions,
-  reloadRemoteSchema,
-  removeRemoteSchema,
   updateRemoteRelationship,
-  updateRemoteSchema,
 } from "./unserved-remote.js";
 import { createCronTrigger, createEventTrigger, deleteCronTrigger, deleteEventTrigger } from "./unserved-triggers.js";
 
@@ -45,10 +41,6 @@ export const UNSERVED_GLOBAL_OPERATIONS: Record<string, { run: Operation; modifi
   create_action_permission: change(createActionPermission),
   drop_action_permission: change(dropActionPermission),
   set_custom_types: change(setCustomTypes),
-  add_remote_schema: change(addRemoteSchema),
-  update_remote_schema: change(updateRemoteSchema),
-  remove_remote_schema: change(removeRemoteSchema),
-  reload_remote_schema: { run: reloadRemoteSchema, modifies: false },
   add_remote_schema_permissions: change(addRemoteSchemaPermissions),
   drop_remote_schema_permissions: change(dropRemoteSchemaPermissions),
   create_cron_trigger: change(createCronTrigger),

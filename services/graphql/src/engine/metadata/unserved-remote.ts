@@ -1,23 +1,17 @@
 /**
- * Remote schema and remote relationship commands, with Hasura's argument shapes and errors
- * (server/src-lib/Hasura/RemoteSchema/MetadataAPI/Core.hs and Permission.hs,
- * server/src-lib/Hasura/RQL/DDL/RemoteRelationship.hs). The engine does not serve either yet:
- * the commands only edit the stored metadata, and unserved.ts reports what they store. Hasura
- * would also fetch the remote schema's introspection; here nothing is fetched.
+ * Remote schema permission and remote relationship commands, with Hasura's argument shapes and
+ * errors (server/src-lib/Hasura/RemoteSchema/MetadataAPI/Permission.hs,
+ * server/src-lib/Hasura/RQL/DDL/RemoteRelationship.hs). The engine serves neither yet: the
+ * commands only edit the stored metadata, and unserved.ts reports what they store. The remote
+ * schemas themselves are served (remote-schemas.ts).
  */
 import { parse } from "graphql";
 import {
-  noSuchRemoteSchema,
   notARemoteRelationship,
   remoteRelationshipNotFound,
-  remoteSchemaExists,
   remoteSchemaOfPermissionNotFound,
   remoteSchemaPermissionExists,
   remoteSchemaPermissionNotFound,
-  remoteSchemaToReloadNotFound,
-  remoteSchemaToUpdateNotFound,
-  remoteSchemaUrlMissing,
-  remoteSchemaUrlTwice,
 } from "../errors.js";
 import {
   argsObject,
@@ -33,77 +27,9 @@ import {
   sourceName,
 } from "./args.js";
 import { ARGS, fieldNames, type Operation, requireTable, setOrDrop, success, withTable } from "./edit.js";
-import { checkHeaders } from "./headers.js";
+import { findRemoteSchema, replaceRemoteSchema } from "./remote-schemas.js";
 import type { Metadata, QualifiedTable, TableMetadata } from "./types.js";
-import { tableList, topList, withTopList } from "./unserved.js";
-
-/** Hasura's code for "expecting a remote relationship"; not (yet) in `HasuraCode`. */
-
-/** `{name, definition, comment?}` with the url checks Hasura makes before anything else. */
-function remoteSchemaArgs(raw: unknown): { name: string; definition: Json; comment?: string } {
-  const args = argsObject(raw, ARGS);
-  const name = requireString(args, "name", ARGS);
-  const definition = asObject(requireKey(args, "definition", ARGS), at(ARGS, "definition"));
-  const comment = optionalString(args, "comment", ARGS);
-  const url = definition.url ?? null;
-  const fromEnv = definition.url_from_env ?? null;
-  if (url === null && fromEnv === null) throw remoteSchemaUrlMissing();
-  if (url !== null && fromEnv !== null) throw remoteSchemaUrlTwice();
-  checkHeaders(definition, at(ARGS, "definition"));
-  return { name, definition, ...(comment !== undefined ? { comment } : {}) };
-}
-
-function findRemoteSchema(metadata: Metadata, name: string): Json | undefined {
-  return topList(metadata, "remote_schemas").find((r) => r.name === name);
-}
-
-function replaceRemoteSchema(metadata: Metadata, name: string, update: (schema: Json) => Json): Metadata {
-  return withTopList(
-    metadata,
-    "remote_schemas",
-    topList(metadata, "remote_schemas").map((r) => (r.name === name ? update(r) : r)),
-  );
-}
-
-export const addRemoteSchema: Operation = (metadata, raw) => {
-  const schema = remoteSchemaArgs(raw);
-  if (findRemoteSchema(metadata, schema.name)) {
-    throw remoteSchemaExists(String(schema.name));
-  }
-  return success(withTopList(metadata, "remote_schemas", [...topList(metadata, "remote_schemas"), schema]));
-};
-
-/** Hasura keeps the permissions and, as it rebuilds the entry, leaves out its remote relationships. */
-export const updateRemoteSchema: Operation = (metadata, raw) => {
-  const { name, definition, comment } = remoteSchemaArgs(raw);
-  const current = findRemoteSchema(metadata, name);
-  if (!current) throw remoteSchemaToUpdateNotFound(name);
-  const updated: Json = { name, definition, ...(comment !== undefined ? { comment } : {}) };
-  return success(replaceRemoteSchema(metadata, name, () => setOrDrop(updated, "permissions", current.permissions as Json[] | undefined)));
-};
-
-function remoteSchemaNameArg(raw: unknown): string {
-  return requireString(argsObject(raw, ARGS), "name", ARGS);
-}
-
-export const removeRemoteSchema: Operation = (metadata, raw) => {
-  const name = remoteSchemaNameArg(raw);
-  if (!findRemoteSchema(metadata, name)) throw noSuchRemoteSchema();
-  return success(
-    withTopList(
-      metadata,
-      "remote_schemas",
-      topList(metadata, "remote_schemas").filter((r) => r.name !== name),
-    ),
-  );
-};
-
-/** Nothing to fetch: only checks the name. */
-export const reloadRemoteSchema: Operation = (metadata, raw) => {
-  const name = remoteSchemaNameArg(raw);
-  if (!findRemoteSchema(metadata, name)) throw remoteSchemaToReloadNotFound(name);
-  return success(metadata);
-};
+import { tableList } from "./unserved.js";
 
 function permissionArgs(raw: unknown): { schema: string; role: string; args: Json } {
   const args = argsObject(raw, ARGS);

@@ -1,5 +1,5 @@
 /**
- * Metadata this engine keeps but does not serve yet: remote schemas,
+ * Metadata this engine keeps but does not serve yet: remote schema permissions,
  * remote relationships, event triggers, cron triggers, inherited roles and REST endpoints. They
  * are stored and exported as given (replace_metadata, a metadata directory, or the commands in
  * the unserved-*.ts files) and each one is reported as an inconsistent object, with the `type`
@@ -25,7 +25,6 @@ import type { Metadata, QualifiedTable, TableMetadata } from "./types.js";
 /** Top-level lists of unserved objects, with Hasura's object type for their entries. */
 const TOP_LISTS = [
   { key: "actions", type: "action", what: "actions" },
-  { key: "remote_schemas", type: "remote_schema", what: "remote schemas" },
   { key: "cron_triggers", type: "cron_trigger", what: "cron triggers" },
   { key: "inherited_roles", type: "inherited_role", what: "inherited roles" },
   { key: "rest_endpoints", type: "rest_endpoint", what: "REST endpoints" },
@@ -96,9 +95,37 @@ function actionProblem(entry: Json, metadata: Metadata, catalog: CatalogView | u
   return null;
 }
 
+/**
+ * A served remote schema's permissions (served only with HASURA_GRAPHQL_ENABLE_REMOTE_SCHEMA_PERMISSIONS,
+ * which this engine does not have) and its relationships to other remote schemas, named as
+ * Hasura's moiName names them.
+ */
+function remoteSchemaParts(metadata: Metadata): InconsistentObject[] {
+  const found: InconsistentObject[] = [];
+  for (const schema of topList(metadata, "remote_schemas")) {
+    const name = nameOf(schema);
+    for (const perm of Array.isArray(schema.permissions) ? schema.permissions.filter(isObject) : [])
+      found.push({
+        definition: perm.definition,
+        name: `remote_schema_permission ${String(perm.role)} permission in remote schema ${name}`,
+        reason: notServed("remote schema permissions"),
+        type: "remote_schema_permission",
+      });
+    for (const group of Array.isArray(schema.remote_relationships) ? schema.remote_relationships.filter(isObject) : [])
+      for (const rel of Array.isArray(group.relationships) ? group.relationships.filter(isObject) : [])
+        found.push({
+          definition: { remote_schema: name, type_name: group.type_name, ...rel },
+          name: `remote_relationship ${nameOf(rel)} on type ${String(group.type_name)} in remote schema ${name}`,
+          reason: notServed("remote relationships"),
+          type: "remote_relationship",
+        });
+  }
+  return found;
+}
+
 /** Every unserved object in `metadata`, reported as Hasura reports an inconsistent object. */
 export function unservedInconsistencies(metadata: Metadata, catalog?: CatalogView): InconsistentObject[] {
-  const found: InconsistentObject[] = [];
+  const found: InconsistentObject[] = remoteSchemaParts(metadata);
   for (const { key, type, what } of TOP_LISTS) {
     for (const entry of topList(metadata, key)) {
       const reason = type === "action" ? actionProblem(entry, metadata, catalog) : notServed(what);
@@ -141,6 +168,13 @@ export function dropUnserved(metadata: Metadata, catalog: CatalogView): Metadata
     const kept = type === "action" ? topList(next, key).filter((a) => actionProblem(a, metadata, catalog) === null) : [];
     next = withTopList(next, key, kept);
   }
+  // Remote schemas stay (their own inconsistencies are dropped apart); their unserved parts go.
+  if (next.remote_schemas !== undefined)
+    next = withTopList(
+      next,
+      "remote_schemas",
+      topList(next, "remote_schemas").map((r) => setOrDrop(setOrDrop(r, "permissions", undefined), "remote_relationships", undefined)),
+    );
   if (next.custom_types !== undefined && hasCustomTypes(next) && customTypeProblems(next.custom_types, next, catalog).length > 0)
     next = setOrDrop(next, "custom_types", undefined);
   const sources = next.sources.map((source) => ({

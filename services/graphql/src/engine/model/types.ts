@@ -1,5 +1,6 @@
 /** The resolved model the schema builder and compiler work from: metadata joined with the catalog. */
 import type { DeletePermission, InsertPermission, SelectPermission, UpdatePermission } from "../metadata/types.js";
+import type { RemoteSchemaModel } from "../remote/types.js";
 
 export interface ColumnModel {
   /** Column name in PostgreSQL. */
@@ -199,4 +200,6 @@ export interface Model {
   /** Actions whose types resolve, by name. */
   actions: Map<string, ActionModel>;
   customTypes: CustomTypesModel;
+  /** Remote schemas served (remote/registry.ts resolves them after the database objects), in metadata order. */
+  remoteSchemas?: RemoteSchemaModel[];
 }

@@ -1,5 +1,5 @@
 /** What planning one operation reads: the model, the request's variables (or their slots) and the document's fragments. */
-import { type GraphQLField, type GraphQLObjectType, getNamedType, isObjectType } from "graphql";
+import { type GraphQLField, type GraphQLObjectType, getNamedType, isObjectType, type OperationDefinitionNode } from "graphql";
 import { noSelectionSet, untrackedTable } from "../errors.js";
 import type { Model, TableModel } from "../model/types.js";
 import { type FieldInfo, fieldInfo } from "../schema/field-info.js";
@@ -14,6 +14,8 @@ export class PlanContext {
     readonly model: Model,
     readonly variables: Variables,
     readonly fragments: Fragments,
+    /** The operation planned: remote schemas are sent its name and the definitions of the variables they use. */
+    readonly operation?: OperationDefinitionNode,
   ) {}
 
   table(key: string): TableModel {

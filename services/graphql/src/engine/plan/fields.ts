@@ -14,7 +14,8 @@ export interface Fragments {
   [name: string]: FragmentDefinitionNode;
 }
 
-function included(directives: readonly DirectiveNode[] | undefined, variables: Variables): boolean {
+/** Whether @skip / @include keep a selection, given the request's variables. */
+export function included(directives: readonly DirectiveNode[] | undefined, variables: Variables): boolean {
   for (const d of directives ?? []) {
     const arg = d.arguments?.find((a) => a.name.value === "if");
     const value = arg ? astValue(arg.value, variables) : undefined;

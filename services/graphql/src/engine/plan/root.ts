@@ -7,6 +7,7 @@ import { planAction, planAsyncQuery } from "./action.js";
 import { definitionOf, objectTypeOf, type PlanContext } from "./context.js";
 import type { Collected } from "./fields.js";
 import { planTableMutation } from "./mutation.js";
+import { planRemoteField } from "./remote.js";
 import { planAggregate, planRowFields, planRows } from "./select.js";
 import type { MutationField, Path, QueryField } from "./types.js";
 
@@ -35,6 +36,8 @@ export function planQueryField(ctx: PlanContext, root: GraphQLObjectType, field:
   if (field.name === "__typename") return { kind: "typename", key, typeName: root.name };
   const action = actionField(ctx, root, field);
   if (action) return action;
+  const remote = planRemoteField(ctx, root, field, "query");
+  if (remote) return remote;
   const path = ["selectionSet", key];
   const { info, table, type, args } = rootDefinition(ctx, root, field, path);
   const sub = ctx.subFields(field, type);
@@ -67,6 +70,8 @@ export function planMutationField(ctx: PlanContext, root: GraphQLObjectType, fie
   const action = actionField(ctx, root, field);
   // Only query_root has asynchronous actions' query fields.
   if (action?.kind === "action") return action;
+  const remote = planRemoteField(ctx, root, field, "mutation");
+  if (remote) return remote;
   const path = ["selectionSet", key];
   const { info, table, type, args } = rootDefinition(ctx, root, field, path);
   if (info.kind === "function") {

@@ -6,6 +6,7 @@
  * the executors run that SQL. New kinds of root fields (actions, remote schemas) and of row
  * fields (remote relationships) are new node kinds with executors of their own.
  */
+import type { FieldNode, VariableDefinitionNode } from "graphql";
 import type {
   ActionModel,
   ComputedFieldModel,
@@ -14,6 +15,7 @@ import type {
   RelationshipModel,
   TableModel,
 } from "../model/types.js";
+import type { RemoteSchemaModel } from "../remote/types.js";
 
 /** Where a node is in the request, for error paths (`["selectionSet", "author", "args", ...]`). */
 export type Path = ReadonlyArray<string | number>;
@@ -115,6 +117,38 @@ export interface AsyncQueryNode {
   path: Path;
 }
 
+/** Where a remote's answer has `__typename` values (by response key), to be given our type names. */
+export type TypenameTree = Map<string, TypenameTree | "typename">;
+
+/** One request to a remote schema: one of its root fields, in the remote's own names. */
+export interface RemoteCall {
+  kind: "remote_call";
+  /** The response key (in our answer and in the remote's: the field is aliased to it). */
+  key: string;
+  /** The field sent: the remote's field and type names, fragments inlined, @skip/@include applied. */
+  field: FieldNode;
+  /** The operation's variables the field uses (types in the remote's names), and their values. */
+  variables: VariableDefinitionNode[];
+  values: Record<string, unknown>;
+  /** The request's operation name, which the remote's operation is given too. */
+  operationName: string | null;
+  typenames: TypenameTree;
+}
+
+/**
+ * A remote schema's root field: answered by one call, or (`namespaced`, under its
+ * root_fields_namespace) an object of its fields, one call each.
+ */
+export interface RemoteNode {
+  kind: "remote";
+  key: string;
+  remote: RemoteSchemaModel;
+  operation: "query" | "mutation";
+  namespaced: boolean;
+  fields: Array<TypenameNode | RemoteCall>;
+  path: Path;
+}
+
 /** A root field of query_root. */
 export type QueryField =
   | TypenameNode
@@ -125,7 +159,8 @@ export type QueryField =
   | { kind: "function"; key: string; fn: FunctionModel; call: unknown; rows: RowsNode }
   | { kind: "function_aggregate"; key: string; fn: FunctionModel; call: unknown; aggregate: AggregateNode }
   | ActionNode
-  | AsyncQueryNode;
+  | AsyncQueryNode
+  | RemoteNode;
 
 /** The `{affected_rows, returning}` object a mutation answers with. */
 export type MutationResponseField =
@@ -172,4 +207,5 @@ export type MutationField =
   | { kind: "delete"; key: string; table: TableModel; args: Args; pk: Args | null; output: MutationOutput; path: Path }
   /** A VOLATILE function tracked as a mutation: its rows, read in the mutation's transaction. */
   | { kind: "function"; key: string; fn: FunctionModel; call: unknown; rows: RowsNode }
-  | ActionNode;
+  | ActionNode
+  | RemoteNode;

@@ -31,6 +31,7 @@ import type { FieldInfo } from "./field-info.js";
 import { computedBoolExpFields, computedObjectFields, computedOrderByFields, functionRootFields } from "./functions.js";
 import { mutationFields } from "./mutation.js";
 import { arrayColumnList } from "./pg-array.js";
+import { type RemoteAbstractType, remoteRootFields } from "./remote.js";
 import { cursorOrderingEnum, orderByEnum, ScalarRegistry } from "./scalars.js";
 
 export const NUMERIC_AGGREGATES = ["avg", "stddev", "stddev_pop", "stddev_samp", "sum", "var_pop", "var_samp", "variance"] as const;
@@ -60,7 +61,7 @@ function validSchema(config: GraphQLSchemaConfig): GraphQLSchema {
 
 export class RoleSchemaBuilder {
   private readonly scalars = new ScalarRegistry();
-  private readonly types = new Map<string, GraphQLObjectType | GraphQLInputObjectType | GraphQLEnumType>();
+  private readonly types = new Map<string, GraphQLObjectType | GraphQLInputObjectType | GraphQLEnumType | RemoteAbstractType>();
   private readonly subscriptionFields: GraphQLFieldConfigMap<unknown, unknown> = {};
 
   constructor(
@@ -83,6 +84,9 @@ export class RoleSchemaBuilder {
     const actions = new ActionTypes(this);
     Object.assign(query, actions.rootFields("query"));
     Object.assign(subscription, functionRootFields(this, "query"));
+    const remote = { query: remoteRootFields(this, "query"), mutation: remoteRootFields(this, "mutation") };
+    Object.assign(query, remote.query.fields);
+    Object.assign(subscription, remoteRootFields(this, "subscription").fields);
     const root = (name: string, fields: GraphQLFieldConfigMap<unknown, unknown>) =>
       Object.keys(fields).length > 0 ? new GraphQLObjectType({ name, fields: sortFields(fields) }) : undefined;
     const queryRoot =
@@ -94,8 +98,10 @@ export class RoleSchemaBuilder {
         ...mutationFields(this),
         ...functionRootFields(this, "mutation"),
         ...actions.rootFields("mutation"),
+        ...remote.mutation.fields,
       }),
       subscription: root("subscription_root", subscription),
+      types: [...remote.query.types, ...remote.mutation.types],
     });
   }
 
@@ -206,7 +212,7 @@ export class RoleSchemaBuilder {
     return this.scalars.get(name, description);
   }
 
-  named<T extends GraphQLObjectType | GraphQLInputObjectType | GraphQLEnumType>(name: string, make: () => T): T {
+  named<T extends GraphQLObjectType | GraphQLInputObjectType | GraphQLEnumType | RemoteAbstractType>(name: string, make: () => T): T {
     const existing = this.types.get(name);
     if (existing) return existing as T;
     const made = make();

@@ -14,7 +14,10 @@ export type FieldInfo =
   | { kind: "output_field"; field: string }
   /** An asynchronous action's query field (`name(id: uuid!)`), and the fields of its log entry. */
   | { kind: "async_action_query"; action: string }
-  | { kind: "async_field"; field: "id" | "created_at" | "errors" | "output" };
+  | { kind: "async_field"; field: "id" | "created_at" | "errors" | "output" }
+  /** A remote schema's root field (`field`: the remote's own name), and its `root_fields_namespace` field. */
+  | { kind: "remote"; remote: string; field: string }
+  | { kind: "remote_namespace"; remote: string };
 
 export function fieldInfo(extensions: unknown): FieldInfo | undefined {
   return (extensions as { hasura?: FieldInfo } | undefined)?.hasura;

@@ -1,0 +1,227 @@
+/**
+ * Remote schemas in a role's schema (https://hasura.io/docs/latest/remote-schemas/overview/): every
+ * role sees every served remote schema whole, as Hasura does while remote schema permissions are
+ * off. Its query, mutation and subscription fields join ours (or sit under its
+ * `root_fields_namespace`), and its types are made again here with their customized names:
+ * objects, interfaces, unions, enums, input objects, scalars (GraphQL's own stay ours; others pass
+ * values through). Root fields carry `extensions.hasura` naming the remote and the remote's own
+ * field name; the planner (plan/remote.ts) maps the other names back.
+ */
+import {
+  GraphQLEnumType,
+  type GraphQLFieldConfig,
+  type GraphQLFieldConfigArgumentMap,
+  type GraphQLFieldConfigMap,
+  GraphQLInputObjectType,
+  type GraphQLInputType,
+  GraphQLInterfaceType,
+  GraphQLList,
+  type GraphQLNamedType,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  type GraphQLOutputType,
+  type GraphQLType,
+  GraphQLUnionType,
+  parseValue,
+  valueFromAST,
+} from "graphql";
+import type { TypeRef } from "../model/types.js";
+import { reachableTypes } from "../remote/conflicts.js";
+import {
+  customFieldName,
+  customTypeName,
+  type RemoteFieldDef,
+  type RemoteInputValue,
+  type RemoteSchemaModel,
+  type RemoteTypeDef,
+} from "../remote/types.js";
+import type { RoleSchemaBuilder } from "./build.js";
+import type { FieldInfo } from "./field-info.js";
+
+const describe = (description: string | null) => (description ? { description } : {});
+
+/** The abstract types only remote schemas have; RoleSchemaBuilder.named keeps them with the others by name. */
+export type RemoteAbstractType = GraphQLInterfaceType | GraphQLUnionType;
+
+type Named = GraphQLObjectType | GraphQLInputObjectType | GraphQLEnumType | RemoteAbstractType;
+
+/** The value an abstract remote type's member is answered with: the remote names it (`__typename`). */
+function resolveType(value: unknown): string | undefined {
+  const name = (value as { __typename?: unknown } | null)?.__typename;
+  return typeof name === "string" ? name : undefined;
+}
+
+class RemoteTypes {
+  constructor(
+    private readonly builder: RoleSchemaBuilder,
+    private readonly remote: RemoteSchemaModel,
+  ) {}
+
+  private def(name: string): RemoteTypeDef | undefined {
+    return this.remote.introspection.types.get(name);
+  }
+
+  private named<T extends Named>(name: string, make: () => T): T {
+    return this.builder.named(customTypeName(this.remote.customizer, name), make);
+  }
+
+  private wrap(type: TypeRef, named: (name: string) => GraphQLType): GraphQLType {
+    const inner = type.kind === "named" ? named(type.name) : new GraphQLList(this.wrap(type.of, named));
+    return type.nullable ? inner : new GraphQLNonNull(inner);
+  }
+
+  private leaf(name: string): GraphQLNamedType {
+    const def = this.def(name);
+    if (def?.kind === "ENUM")
+      return this.named(
+        name,
+        () =>
+          new GraphQLEnumType({
+            name: customTypeName(this.remote.customizer, name),
+            ...describe(def.description),
+            values: Object.fromEntries(def.values.map((v) => [v.name, { value: v.name, ...describe(v.description) }])),
+          }),
+      );
+    const custom = customTypeName(this.remote.customizer, name);
+    return this.builder.scalarNamed(custom, def?.description ?? null);
+  }
+
+  input(type: TypeRef): GraphQLInputType {
+    return this.wrap(type, (name) => {
+      const def = this.def(name);
+      if (def?.kind !== "INPUT_OBJECT") return this.leaf(name);
+      const custom = customTypeName(this.remote.customizer, name);
+      return this.named(
+        name,
+        () =>
+          new GraphQLInputObjectType({
+            name: custom,
+            ...describe(def.description),
+            fields: () => Object.fromEntries(def.fields.map((f) => [f.name, this.inputValue(f)])),
+          }),
+      );
+    }) as GraphQLInputType;
+  }
+
+  private inputValue(value: RemoteInputValue) {
+    const type = this.input(value.type);
+    const defaultValue = value.defaultValue === null ? undefined : valueFromAST(parseValue(value.defaultValue), type);
+    return { type, ...describe(value.description), ...(defaultValue !== undefined ? { defaultValue } : {}) };
+  }
+
+  output(type: TypeRef): GraphQLOutputType {
+    return this.wrap(type, (name) => {
+      const def = this.def(name);
+      if (def?.kind === "OBJECT") return this.object(def);
+      if (def?.kind === "INTERFACE") return this.interface(def);
+      if (def?.kind === "UNION") {
+        const members = def.possibleTypes;
+        return this.named(
+          name,
+          () =>
+            new GraphQLUnionType({
+              name: customTypeName(this.remote.customizer, name),
+              ...describe(def.description),
+              types: () => members.map((m) => this.object(this.def(m) as Extract<RemoteTypeDef, { kind: "OBJECT" }>)),
+              resolveType,
+            }),
+        );
+      }
+      return this.leaf(name);
+    }) as GraphQLOutputType;
+  }
+
+  object(def: Extract<RemoteTypeDef, { kind: "OBJECT" }>): GraphQLObjectType {
+    return this.named(
+      def.name,
+      () =>
+        new GraphQLObjectType({
+          name: customTypeName(this.remote.customizer, def.name),
+          ...describe(def.description),
+          interfaces: () => def.interfaces.map((i) => this.interface(this.def(i) as Extract<RemoteTypeDef, { kind: "INTERFACE" }>)),
+          fields: () => this.fields(def.name, def.fields),
+        }),
+    );
+  }
+
+  private interface(def: Extract<RemoteTypeDef, { kind: "INTERFACE" }>): GraphQLInterfaceType {
+    return this.named(
+      def.name,
+      () =>
+        new GraphQLInterfaceType({
+          name: customTypeName(this.remote.customizer, def.name),
+          ...describe(def.description),
+          fields: () => this.fields(def.name, def.fields),
+          resolveType,
+        }),
+    );
+  }
+
+  /** The objects implementing the remote's interfaces our schema shows: fragments may name them. */
+  members(): GraphQLObjectType[] {
+    const objects: GraphQLObjectType[] = [];
+    for (const name of reachableTypes(this.remote)) {
+      const def = this.def(name);
+      if (def?.kind !== "INTERFACE") continue;
+      for (const member of def.possibleTypes) {
+        const object = this.def(member);
+        if (object?.kind === "OBJECT") objects.push(this.object(object));
+      }
+    }
+    return objects;
+  }
+
+  field(f: RemoteFieldDef, info?: FieldInfo): GraphQLFieldConfig<unknown, unknown> {
+    const args: GraphQLFieldConfigArgumentMap = {};
+    for (const a of f.args) args[a.name] = this.inputValue(a);
+    return { type: this.output(f.type), ...describe(f.description), args, ...(info ? { extensions: { hasura: info } } : {}) };
+  }
+
+  private fields(parent: string, fields: RemoteFieldDef[]): GraphQLFieldConfigMap<unknown, unknown> {
+    return Object.fromEntries(fields.map((f) => [customFieldName(this.remote.customizer, parent, f.name), this.field(f)]));
+  }
+
+  /** The remote's fields of one of our root types: its root type's fields, or its namespace field. */
+  rootFields(operation: "query" | "mutation" | "subscription"): GraphQLFieldConfigMap<unknown, unknown> {
+    const { introspection, customizer, name } = this.remote;
+    const rootName =
+      operation === "query"
+        ? introspection.queryRoot
+        : operation === "mutation"
+          ? introspection.mutationRoot
+          : introspection.subscriptionRoot;
+    const root = rootName ? this.def(rootName) : undefined;
+    if (root?.kind !== "OBJECT" || root.fields.length === 0) return {};
+    const fields = () =>
+      Object.fromEntries(
+        root.fields.map((f) => [
+          customFieldName(customizer, root.name, f.name),
+          this.field(f, { kind: "remote", remote: name, field: f.name }),
+        ]),
+      );
+    if (customizer.namespace === null) return fields();
+    const type = this.named(
+      root.name,
+      () => new GraphQLObjectType({ name: customTypeName(customizer, root.name), ...describe(root.description), fields }),
+    );
+    return {
+      [customizer.namespace]: { type: new GraphQLNonNull(type), extensions: { hasura: { kind: "remote_namespace", remote: name } } },
+    };
+  }
+}
+
+/** Every served remote schema's fields of one root type, and the object types the schema must list besides. */
+export function remoteRootFields(
+  builder: RoleSchemaBuilder,
+  operation: "query" | "mutation" | "subscription",
+): { fields: GraphQLFieldConfigMap<unknown, unknown>; types: GraphQLObjectType[] } {
+  const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
+  const types: GraphQLObjectType[] = [];
+  for (const remote of builder.model.remoteSchemas ?? []) {
+    const remoteTypes = new RemoteTypes(builder, remote);
+    const own = remoteTypes.rootFields(operation);
+    Object.assign(fields, own);
+    if (Object.keys(own).length > 0) types.push(...remoteTypes.members());
+  }
+  return { fields, types };
+}
