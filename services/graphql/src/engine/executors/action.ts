@@ -10,6 +10,7 @@ import type { Database } from "@platform/core";
 import { forwardableHeaders } from "../client-headers.js";
 import { type RelationshipBatch, type RelationshipField, relationshipsStatement } from "../compiler/action.js";
 import type { CompileContext } from "../compiler/context.js";
+import { resolveTemplate } from "../env-template.js";
 import {
   type ActionExchange,
   actionEnvMissing,
@@ -43,17 +44,6 @@ export interface ActionCall {
 }
 
 const BUILT_IN_SCALARS = new Set(["Int", "Float", "String", "Boolean", "ID"]);
-
-const TEMPLATE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
-
-/** `{{VAR}}` templates of a handler URL read from the environment. */
-function resolveTemplate(text: string, env: ActionCall["env"]): string {
-  return text.replace(TEMPLATE, (_, name: string) => {
-    const value = env[name];
-    if (value === undefined) throw actionEnvMissing(name);
-    return value;
-  });
-}
 
 /** The headers sent to the handler: configured ones win over the client's, as in Hasura. */
 function handlerHeaders(action: ActionModel, call: HandlerCall): { sent: Record<string, string>; reported: unknown[] } {
@@ -106,7 +96,7 @@ export async function callHandler(call: HandlerCall): Promise<unknown> {
   };
   const headers = handlerHeaders(action, call);
   const request = { body: payload, url: action.handler, headers: headers.reported, transformed_request: null };
-  const url = resolveTemplate(action.handler, call.env);
+  const url = resolveTemplate(action.handler, call.env, actionEnvMissing);
   let response: PostResult;
   try {
     response = await postJson(url, headers.sent, jsonText(payload), { timeoutMs: action.timeoutSeconds * 1000, signal: call.signal });

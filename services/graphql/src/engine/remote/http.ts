@@ -9,6 +9,7 @@
  */
 
 import { forwardableHeaders } from "../client-headers.js";
+import { resolveTemplate } from "../env-template.js";
 import {
   remoteHeaderEnvMissing,
   remoteHttpException,
@@ -23,8 +24,6 @@ import type { RemoteSchemaDefinition } from "./types.js";
 export type Env = Record<string, string | undefined>;
 
 const SHOWN = new Set(["Content-Type", "User-Agent"]);
-
-const TEMPLATE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
 function validUrl(text: string): boolean {
   try {
@@ -45,11 +44,7 @@ export function remoteUrl(definition: RemoteSchemaDefinition, env: Env): { url: 
     return { url, label: definition.urlFromEnv };
   }
   const template = definition.url ?? "";
-  const url = template.replace(TEMPLATE, (_, name: string) => {
-    const value = env[name];
-    if (value === undefined) throw remoteUrlEnvMissing(name);
-    return value;
-  });
+  const url = resolveTemplate(template, env, remoteUrlEnvMissing);
   if (!validUrl(url)) throw remoteUrlTemplateInvalid(template);
   return { url, label: template };
 }
