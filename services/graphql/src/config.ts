@@ -78,6 +78,8 @@ function readSettings(env: Env) {
     rateLimitRedisUrl: custom(["HASURA_GRAPHQL_RATE_LIMIT_REDIS_URL", "HASURA_GRAPHQL_REDIS_URL"], redisUrl),
     metadataPollMs: integer("HASURA_GRAPHQL_METADATA_POLL_INTERVAL_MS", 1000, { min: 50 }),
     // How often stored asynchronous action calls are looked for (ms; 0 stops this instance delivering them), and how many at once.
+    // Remote schema permissions (Hasura's flag; off: every role sees every remote schema whole).
+    remoteSchemaPermissions: boolean("HASURA_GRAPHQL_ENABLE_REMOTE_SCHEMA_PERMISSIONS", false),
     asyncActionsFetchIntervalMs: integer("HASURA_GRAPHQL_ASYNC_ACTIONS_FETCH_INTERVAL", 1000, { min: 0 }),
     asyncActionsFetchBatchSize: integer("HASURA_GRAPHQL_ASYNC_ACTIONS_FETCH_BATCH_SIZE", 10, { min: 1 }),
     extensionsSchema: string("HASURA_GRAPHQL_METADATA_DATABASE_EXTENSIONS_SCHEMA", "public"),

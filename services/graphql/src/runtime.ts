@@ -93,6 +93,8 @@ export class GraphqlRuntime {
     const model = buildModel(metadata, catalog);
     const remotes = this.remotes.resolve(metadata, model);
     model.remoteSchemas = remotes.served;
+    model.remoteRelationships = remotes.relationships;
+    model.remoteSchemaPermissions = this.options.remoteSchemaPermissions === true;
     this.engine = new Engine(this.db, model, this.options);
     this.guard.setApiLimits(metadata.api_limits);
     this.version = version;

@@ -69,6 +69,7 @@ export async function createGraphql(
       adminInternalErrors: config.adminInternalErrors,
       logger,
       env: config.environment,
+      remoteSchemaPermissions: config.remoteSchemaPermissions,
     },
     logger,
     { extensionsSchema: config.extensionsSchema },

@@ -42,6 +42,11 @@ const REMOTE_REL = {
   name: "country",
   definition: { to_remote_schema: { remote_schema: "countries", lhs_fields: ["title"], remote_field: { country: { arguments: {} } } } },
 };
+/** A relationship to another database's table: not served, so reported (relationships to remote schemas are served). */
+const SOURCE_REL = {
+  name: "writer",
+  definition: { to_source: { source: "default", table: "author", relationship_type: "object", field_mapping: { author_id: "id" } } },
+};
 const EVENT_TRIGGER = {
   name: "article_created",
   definition: { enable_manual: false, insert: { columns: "*" } },
@@ -79,8 +84,8 @@ const REPORTED = [
   },
   { definition: ENDPOINT, name: "rest_endpoint articles", reason: notServed("REST endpoints"), type: "rest_endpoint" },
   {
-    definition: { definition: REMOTE_REL.definition, source: "default", table: ARTICLE, name: "country" },
-    name: "remote_relationship country in table article in source default",
+    definition: { definition: SOURCE_REL.definition, source: "default", table: ARTICLE, name: "writer" },
+    name: "remote_relationship writer in table article in source default",
     reason: notServed("remote relationships"),
     type: "remote_relationship",
   },
@@ -153,7 +158,7 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
     const current = await exported();
     const source = current.sources[0] as Metadata["sources"][number];
     const tables = source.tables.map((t) =>
-      t.table.name === "article" ? { ...t, remote_relationships: [REMOTE_REL], event_triggers: [EVENT_TRIGGER] } : t,
+      t.table.name === "article" ? { ...t, remote_relationships: [REMOTE_REL, SOURCE_REL], event_triggers: [EVENT_TRIGGER] } : t,
     );
     return {
       ...current,
@@ -218,7 +223,8 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
       // Served actions and valid custom types stay.
       expect(after.custom_types).toEqual(CUSTOM_TYPES);
       expect(after.actions).toEqual([ACTION]);
-      expect(await articleTable()).toEqual({ table: ARTICLE });
+      // The relationship to the served remote schema resolves: it stays.
+      expect(await articleTable()).toEqual({ table: ARTICLE, remote_relationships: [REMOTE_REL] });
       expect(after).toMatchObject(QUIET);
     });
 
@@ -595,19 +601,19 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
     const args = { source: "default", table: "article", ...REMOTE_REL };
 
     it("create, update and delete remote relationships on a tracked table, in both argument forms", async () => {
+      // Relationships to a remote schema are served (remote-relationships.test.ts): they need the remote schema.
+      await call({ type: "add_remote_schema", args: REMOTE_SCHEMA });
       await call({ type: "pg_create_remote_relationship", args });
       expect((await articleTable()).remote_relationships).toEqual([REMOTE_REL]);
-      expect(await reportedNames()).toEqual(["remote_relationship country in table article in source default"]);
+      expect(await reportedNames()).toEqual([]);
 
       // The legacy form (bare name, /v1/query) keeps its fields under `definition`.
-      const legacy = { name: "legacy", table: "article", remote_schema: "countries", hasura_fields: ["title"], remote_field: { c: {} } };
+      const field = { country: { arguments: { code: "$title" } } };
+      const legacy = { name: "legacy", table: "article", remote_schema: "countries", hasura_fields: ["title"], remote_field: field };
       await call({ type: "create_remote_relationship", args: legacy }, "/v1/query");
-      const legacyRel = { name: "legacy", definition: { remote_schema: "countries", hasura_fields: ["title"], remote_field: { c: {} } } };
+      const legacyRel = { name: "legacy", definition: { remote_schema: "countries", hasura_fields: ["title"], remote_field: field } };
       expect((await articleTable()).remote_relationships).toEqual([REMOTE_REL, legacyRel]);
-      expect(((await inconsistent()).inconsistent_objects ?? [])[1]).toMatchObject({
-        definition: { source: "default", table: ARTICLE, name: "legacy", remote_schema: "countries" },
-        type: "remote_relationship",
-      });
+      expect(await reportedNames()).toEqual([]);
       expect(await fail({ type: "pg_create_remote_relationship", args: { ...legacy, definition: REMOTE_REL.definition } })).toEqual({
         code: "parse-failed",
         error: "create_remote_relationship expects exactly one of: remote_schema, definition",
@@ -618,6 +624,11 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
       const updated = { name: "country", definition: { to_source: { source: "default", table: "author", relationship_type: "object" } } };
       await call({ type: "pg_update_remote_relationship", args: { table: "article", ...updated } });
       expect((await articleTable()).remote_relationships).toEqual([updated, legacyRel]);
+      expect(((await inconsistent()).inconsistent_objects ?? [])[0]).toMatchObject({
+        definition: { source: "default", table: ARTICLE, name: "country", definition: updated.definition },
+        name: "remote_relationship country in table article in source default",
+        type: "remote_relationship",
+      });
       expect(await fail({ type: "pg_update_remote_relationship", args: { ...args, name: "nope" } })).toMatchObject({
         code: "not-exists",
         error: '"nope" does not exist',
@@ -633,6 +644,7 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
       expect(await fail({ type: "pg_delete_remote_relationship", args: { table: "article", name: "legacy" } })).toMatchObject({
         code: "not-exists",
       });
+      await call({ type: "remove_remote_schema", args: { name: "countries" } });
     });
 
     it("answer an untracked table as other table commands do", async () => {

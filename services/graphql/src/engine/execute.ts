@@ -49,6 +49,7 @@ import {
 import { answerWithIntrospection } from "./executors/introspection.js";
 import { runMutation } from "./executors/mutation.js";
 import { type CompiledQuery, compileQuery, runQuery, runQueryOnce } from "./executors/query.js";
+import { hasRemoteJoins, joinRemoteRelationships } from "./executors/remote-joins.js";
 import { Lru } from "./lru.js";
 import type { Model } from "./model/types.js";
 import { fromPostgres } from "./pg-errors.js";
@@ -105,6 +106,8 @@ export interface EngineOptions {
   logger?: Pick<Logger, "error" | "debug">;
   /** Where action handler URL templates (`{{VAR}}`) and `value_from_env` headers are read; process.env when absent. */
   env?: Record<string, string | undefined>;
+  /** HASURA_GRAPHQL_ENABLE_REMOTE_SCHEMA_PERMISSIONS (model/types.ts `remoteSchemaPermissions`). */
+  remoteSchemaPermissions?: boolean;
 }
 
 /** A response of /v1/graphql: its JSON text, and whether it reports errors (the legacy endpoint answers those with 400). */
@@ -167,6 +170,8 @@ export class Engine {
   /** Where each operation uses its variables, per (role, query, operation name). */
   private readonly usages = new Lru<VariableUsage[]>(4000, 1_000_000, 32_000);
   private readonly compiled = new Lru<CompiledQuery>(2000, 4_000_000, 128_000);
+  /** Operations (as `compiled` keys them) whose plan joins remote relationships: planned anew for each request, never compiled ahead. */
+  private readonly joining = new Lru<true>(2000, 1_000_000, 32_000);
 
   /** What the compiler is told: the engine's options, and what this database can compile safely. */
   private readonly compileOptions: CompileOptions;
@@ -304,28 +309,40 @@ export class Engine {
       );
     }
     const input = { variables, session };
-    const slotted = slotVariables(variables, variableTypes(schema, operation));
-    const planKey = `${usagesKey}\u0000${slotted.signature}`;
+    const slots = slotVariables(variables, variableTypes(schema, operation));
+    const slottedValues = slots.values;
+    const planKey = `${usagesKey}\u0000${slots.signature}`;
     let compiled = this.compiled.get(planKey);
     if (!compiled) {
       // Only a statement not yet compiled needs the document's fragments (cached ones skip all this).
       const fragments = fragmentsOf(document);
       const root = schema.getQueryType() as GraphQLObjectType;
-      const fields = collectFields([operation.selectionSet], root.name, fragments, slotted.values);
+      const fields = collectFields([operation.selectionSet], root.name, fragments, slottedValues);
       const introspection = fields.some((f) => f.name === "__schema" || f.name === "__type");
       if (introspection && this.model.introspectionDisabled.has(session.role)) throw introspectionDisabled(session.role);
       const answeredByHandler = (kind: string | undefined) =>
         kind === "action" || kind === "async_action_query" || kind === "remote" || kind === "remote_namespace";
-      if (introspection || fields.some((f) => answeredByHandler(definitionOf(root, f.name)?.info.kind))) {
+      const handled = introspection || fields.some((f) => answeredByHandler(definitionOf(root, f.name)?.info.kind));
+      const known = handled || this.joining.get(planKey) === true;
+      // Planned with slots for the variables' values: compiled below, the statement serves every request of this shape.
+      const slotPlanning = new PlanContext(this.model, slottedValues, fragments);
+      const slotted = known ? [] : fields.map((f) => planQueryField(slotPlanning, root, f));
+      // A plan joining remote relationships (executors/remote-joins.ts) is planned with the request's values and run
+      // once instead, as those joins happen after its statement; queries without them keep the cached statement.
+      const joins = !known && (this.model.remoteRelationships?.size ?? 0) > 0 && slotted.some(hasRemoteJoins);
+      if (joins) this.joining.set(planKey, true);
+      if (known || joins) {
         // Planned with the request's own values and run once: introspection answers from
-        // graphql-js, actions from their handlers, the other data fields from one statement.
+        // graphql-js, actions from their handlers, the other data fields from one statement,
+        // then their remote relationships from one call per relationship.
         const planning = new PlanContext(this.model, variables, fragments, operation);
         const planned = collectFields([operation.selectionSet], root.name, fragments, variables)
           .filter((f) => !f.name.startsWith("__") || f.name === "__typename")
           .map((f) => planQueryField(planning, root, f));
         const ctx = new CompileContext(this.model, session, this.compileOptions);
         const call = { ...this.actionCall(request.query, options, setCookies), db: this.db, compile: ctx };
-        const values = await runQueryOnce(this.db, planned, (f) => compileRootField(ctx, f), input, call);
+        const answered = await runQueryOnce(this.db, planned, (f) => compileRootField(ctx, f), input, call);
+        const values = await joinRemoteRelationships(planned, answered, call);
         if (!introspection) return `{"data":{${planned.map((f, i) => `${JSON.stringify(f.key)}:${values[i]}`).join(",")}}}`;
         const data = planned.filter((f) => f.kind !== "typename");
         return answerWithIntrospection(
@@ -337,13 +354,8 @@ export class Engine {
           data.map((f) => values[planned.indexOf(f)] ?? "null"),
         );
       }
-      // Planned and compiled with slots for the variables' values: the statement serves every request of this shape.
-      const planning = new PlanContext(this.model, slotted.values, fragments);
       const ctx = new CompileContext(this.model, session, this.compileOptions, true);
-      compiled = compileQuery(
-        fields.map((f) => planQueryField(planning, root, f)),
-        (f) => compileRootField(ctx, f),
-      );
+      compiled = compileQuery(slotted, (f) => compileRootField(ctx, f));
       const size = (compiled.statement?.text.length ?? 0) + 64 * (compiled.statement?.values.length ?? 0);
       // A statement too large to keep runs once, unnamed: neither pg's client nor the server keeps it prepared.
       if (!this.compiled.set(planKey, compiled, size)) compiled = { ...compiled, name: "" };

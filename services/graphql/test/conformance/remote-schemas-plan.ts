@@ -8,9 +8,10 @@
  * queries/graphql_introspection/introspection_user_role.yaml (not stored). introspection.yaml is
  * not stored either: the standard introspection query (graphql-js getIntrospectionQuery) stands in
  * for it, since those tests only read type names, root field names and argument types from it.
- * test_remote_schema_permissions.py and test_remote_relationships.py need remote schema
- * permissions and remote relationships, which the engine does not serve: their folders are
- * reported unreferenced.
+ * test_remote_schema_permissions.py needs remote schema permissions, which the engine does not
+ * serve; test_remote_relationships.py needs its remote (remote_schemas/nodejs/index.js), which
+ * the fixture set does not store (remote-relationships.test.ts covers the feature): their folders
+ * are reported unreferenced.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -631,8 +632,10 @@ const STATE_FILES = /\/(setup|teardown|schema_setup|schema_teardown|values_setup
 const OTHER_MODULES: Record<string, string> = {
   "queries/remote_schemas/permissions":
     "used by test_remote_schema_permissions.py: remote schema permissions are not served (HASURA_GRAPHQL_ENABLE_REMOTE_SCHEMA_PERMISSIONS)",
-  "queries/remote_schemas/remote_relationships": "used by test_remote_relationships.py: remote relationships are not served",
-  "queries/remote_schemas/validate_data_errors_prioritization": "used by test_remote_relationships.py: remote relationships are not served",
+  "queries/remote_schemas/remote_relationships":
+    "used by test_remote_relationships.py: its remote (remote_schemas/nodejs/index.js) is not in the fixture set",
+  "queries/remote_schemas/validate_data_errors_prioritization":
+    "used by test_remote_relationships.py: its remote (remote_schemas/nodejs/index.js) is not in the fixture set",
 };
 
 /** The remote schemas area as folder plans, in upstream class order. */

@@ -39,6 +39,9 @@ function rowFieldValue(ctx: CompileContext, table: TableModel, alias: string, f:
       return listJson(ctx, f.rows, { rel: f.rel, alias });
     case "array_rel_aggregate":
       return aggregateJson(ctx, f.aggregate, { rel: f.rel, alias });
+    case "remote_rel":
+      // The row's join columns; the remote's answer takes their place (executors/remote-joins.ts).
+      return sql`json_build_object(${join(f.rel.lhs.map((c) => sql`${c}::text, ${ident(alias, c)}`))})`;
     default:
       return computedFieldJson(ctx, table, alias, f);
   }

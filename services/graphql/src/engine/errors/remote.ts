@@ -103,3 +103,11 @@ export class RemoteErrors extends HasuraError {
 export function remoteErrors(errors: unknown[]): RemoteErrors {
   return new RemoteErrors(errors);
 }
+
+/**
+ * A remote relationship's call answered with `errors`: Hasura's remote join reports them under
+ * `internal` (fetchRemoteJoinFields in server/src-lib/Hasura/GraphQL/Execute/RemoteJoin/RemoteServer.hs).
+ */
+export function remoteJoinErrors(errors: unknown): HasuraError {
+  return new HasuraError("unexpected", "Errors from remote server", "$", 400, { internal: { errors } });
+}

@@ -18,6 +18,7 @@ import { type ActionCall, runAction } from "./action.js";
 import { enqueueAction } from "./async-actions.js";
 import { insertObject } from "./insert.js";
 import { runRemote } from "./remote.js";
+import { joinMutationRemoteRelationships } from "./remote-joins.js";
 
 /**
  * Runs a mutation's fields in order: table mutations (and VOLATILE functions) next to each other
@@ -35,7 +36,11 @@ export async function runMutation(
   const parts: string[] = [];
   let group: DatabaseField[] = [];
   const flush = async () => {
-    if (group.length > 0) parts.push(...(await runInTransaction(db, ctx, group, signal)));
+    if (group.length === 0) return;
+    const values = await runInTransaction(db, ctx, group, signal);
+    // Remote relationships of the rows written are joined once the transaction has committed.
+    const joined = await joinMutationRemoteRelationships(group, values, { ...actions, compile: ctx });
+    parts.push(...group.map((f, i) => `${JSON.stringify(f.key)}:${joined[i] ?? "null"}`));
     group = [];
   };
   for (const f of fields) {
@@ -65,7 +70,7 @@ async function runInTransaction(db: Database, ctx: CompileContext, fields: Datab
         sql`SELECT set_config('hasura.user', ${JSON.stringify({ ...ctx.session.variables, "x-hasura-role": ctx.session.role })}, true)`,
       );
       const out: string[] = [];
-      for (const f of fields) out.push(`${JSON.stringify(f.key)}:${await runField(ctx, tx, f)}`);
+      for (const f of fields) out.push(await runField(ctx, tx, f));
       return out;
     },
     { signal },

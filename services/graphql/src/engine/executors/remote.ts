@@ -30,7 +30,7 @@ export interface RemoteCallContext {
 }
 
 /** `__typename` answers given our type names (the remote answers with its own). */
-function renameTypenames(value: unknown, tree: TypenameTree, customizer: RemoteCustomizer): unknown {
+export function renameTypenames(value: unknown, tree: TypenameTree, customizer: RemoteCustomizer): unknown {
   if (Array.isArray(value)) return value.map((v) => renameTypenames(v, tree, customizer));
   if (value === null || typeof value !== "object") return value;
   const object = value as Record<string, unknown>;

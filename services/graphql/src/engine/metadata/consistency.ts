@@ -6,6 +6,7 @@
  * what Hasura's run_sql does with `cascade: true`; without it `droppedDependents` names what
  * would go so that run_sql can refuse the change before it commits.
  */
+import { toRemoteSchema } from "../remote/relationships.js";
 import { quoted, tableLabel } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import { setOrDrop } from "./edit.js";
@@ -14,6 +15,7 @@ import { boolExpUsesField, missingColumns, PERMISSION_KINDS, type PermissionKind
 import { checkRelationship, removeRelationship } from "./relationships.js";
 import { enumProblemsMessage, enumTableProblems } from "./tables.js";
 import type { Metadata, RolePermission, SourceMetadata, TableMetadata } from "./types.js";
+import { tableList } from "./unserved.js";
 
 export interface InconsistentObject {
   definition: unknown;
@@ -114,6 +116,13 @@ function pruneTable(
   if (droppedColumns.length === 0 && brokenRels.length === 0) return table;
 
   let next = brokenRels.reduce(removeRelationship, table);
+  // A relationship to a remote schema joining on a dropped column goes with it (a dependent object in Hasura).
+  const remoteRels = tableList(next, "remote_relationships");
+  const keptRemote = remoteRels.filter((rel) => {
+    const lhs = toRemoteSchema(rel)?.lhs;
+    return !(Array.isArray(lhs) && lhs.some((c) => droppedColumns.includes(String(c))));
+  });
+  if (keptRemote.length !== remoteRels.length) next = setOrDrop(next, "remote_relationships", keptRemote);
   const gone = [...droppedColumns, ...brokenRels];
   for (const kind of PERMISSION_KINDS) {
     const perms = permissionsOf(next, kind);
@@ -208,6 +217,9 @@ export function droppedDependents(before: Metadata, pruned: Metadata): string[] 
       const where = ` in source "${source.name}"`;
       const rels = new Set(relationshipsOf(now).map(({ rel }) => rel.name));
       for (const { rel } of relationshipsOf(table)) if (!rels.has(rel.name)) lost.push(`relationship ${label}.${rel.name}${where}`);
+      const remoteRels = new Set(tableList(now, "remote_relationships").map((rel) => rel.name));
+      for (const rel of tableList(table, "remote_relationships"))
+        if (!remoteRels.has(rel.name)) lost.push(`remote relationship ${label}.${String(rel.name)}${where}`);
       for (const kind of PERMISSION_KINDS) {
         const was = permissionsOf(table, kind);
         const is = permissionsOf(now, kind);

@@ -86,6 +86,11 @@ export function fieldNames(table: TableMetadata, catalog: CatalogView): Set<stri
 }
 
 /** How Hasura names a dependent object in a dependency-error. */
-export function describeObject(kind: "relationship" | "permission", table: QualifiedTable, name: string, source: string): string {
+export function describeObject(
+  kind: "relationship" | "permission" | "remote relationship",
+  table: QualifiedTable,
+  name: string,
+  source: string,
+): string {
   return `${kind} ${tableLabel(table)}.${name} in source "${source}"`;
 }

@@ -6,6 +6,7 @@
  */
 import { inconsistentMetadata } from "../errors.js";
 import type { RemoteSchemaAccess } from "../remote/registry.js";
+import { remoteRelationshipObjectName } from "../remote/relationships.js";
 import { removeApiLimits, setApiLimits } from "./api-limits.js";
 import { asObject, isObject, type Json, optionalBoolean, parseFailed } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
@@ -35,7 +36,7 @@ import {
   untrackTable,
 } from "./tables.js";
 import { DEFAULT_SOURCE, type Metadata } from "./types.js";
-import { dropUnserved, unservedInconsistencies } from "./unserved.js";
+import { dropUnserved, tableList, unservedInconsistencies } from "./unserved.js";
 import { UNSERVED_GLOBAL_OPERATIONS, UNSERVED_SOURCE_OPERATIONS } from "./unserved-operations.js";
 
 export type { Operation, OperationResult } from "./edit.js";
@@ -123,7 +124,16 @@ const dropInconsistentMetadata: Operation = (metadata, _args, catalog, context) 
   const kept = remotes?.filter((r) => !broken.has(`remote_schema ${String((r as { name?: unknown }).name)}`));
   const withoutRemotes =
     kept && kept.length !== remotes?.length ? (setOrDrop(metadata as Json, "remote_schemas", kept) as Metadata) : metadata;
-  return success(dropUnserved(dropInconsistent(withoutRemotes, catalog), catalog));
+  // Tables' remote relationships that do not resolve go too (remote/relationships.ts names them).
+  const sources = withoutRemotes.sources.map((source) => ({
+    ...source,
+    tables: source.tables.map((table) => {
+      const rels = tableList(table, "remote_relationships");
+      const left = rels.filter((r) => !broken.has(remoteRelationshipObjectName(r.name, table.table, source.name)));
+      return left.length === rels.length ? table : setOrDrop(table, "remote_relationships", left);
+    }),
+  }));
+  return success(dropUnserved(dropInconsistent({ ...withoutRemotes, sources }, catalog), catalog));
 };
 
 const SOURCE_OPERATIONS: Record<string, Operation> = {

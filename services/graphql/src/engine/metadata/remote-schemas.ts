@@ -7,6 +7,7 @@
  * inconsistent is refused. The fetches run in `prepare` (async); the commands stay pure.
  */
 import {
+  dependencyError,
   type HasuraError,
   newInconsistentMetadata,
   newlyFoundInconsistentMetadata,
@@ -21,12 +22,13 @@ import {
 } from "../errors.js";
 import { storedDefinition } from "../remote/definition.js";
 import type { RemoteOutcome, RemoteSchemaAccess } from "../remote/registry.js";
+import { toRemoteSchema } from "../remote/relationships.js";
 import { argsObject, asObject, at, type Json, optionalString, requireKey, requireString } from "./args.js";
 import type { InconsistentObject } from "./consistency.js";
-import { ARGS, type Operation, setOrDrop, success } from "./edit.js";
+import { ARGS, describeObject, type Operation, setOrDrop, success } from "./edit.js";
 import { checkHeaders } from "./headers.js";
 import type { Metadata } from "./types.js";
-import { topList, withTopList } from "./unserved.js";
+import { tableList, topList, withTopList } from "./unserved.js";
 
 /** `{name, definition, comment?}` with the url checks Hasura makes before anything else. */
 function remoteSchemaArgs(raw: unknown): { name: string; definition: Json; comment?: string } {
@@ -121,6 +123,16 @@ async function prepareUpdate(metadata: Metadata, raw: unknown, remotes: RemoteSc
 export const removeRemoteSchema: Operation = (metadata, raw) => {
   const name = requireString(argsObject(raw, ARGS), "name", ARGS);
   if (!findRemoteSchema(metadata, name)) throw noSuchRemoteSchema();
+  // Tables' remote relationships to it are dependent objects (removeRemoteSchemaP1 in
+  // server/src-lib/Hasura/RQL/DDL/RemoteSchema.hs reports them).
+  const dependents = metadata.sources.flatMap((source) =>
+    source.tables.flatMap((table) =>
+      tableList(table, "remote_relationships")
+        .filter((rel) => String(toRemoteSchema(rel)?.remoteSchema) === name)
+        .map((rel) => describeObject("remote relationship", table.table, String(rel.name), source.name)),
+    ),
+  );
+  if (dependents.length > 0) throw dependencyError(dependents);
   return success(
     withTopList(
       metadata,

@@ -1,18 +1,21 @@
 /**
  * Remote schema permission and remote relationship commands, with Hasura's argument shapes and
  * errors (server/src-lib/Hasura/RemoteSchema/MetadataAPI/Permission.hs,
- * server/src-lib/Hasura/RQL/DDL/RemoteRelationship.hs). The engine serves neither yet: the
- * commands only edit the stored metadata, and unserved.ts reports what they store. The remote
- * schemas themselves are served (remote-schemas.ts).
+ * server/src-lib/Hasura/RQL/DDL/RemoteRelationship.hs). Remote schema permissions are not served
+ * yet (unserved.ts reports them); a table's relationships to a remote schema are
+ * (remote/relationships.ts), and one that does not resolve refuses its command.
  */
 import { parse } from "graphql";
 import {
   notARemoteRelationship,
+  objectInconsistent,
   remoteRelationshipNotFound,
   remoteSchemaOfPermissionNotFound,
   remoteSchemaPermissionExists,
   remoteSchemaPermissionNotFound,
 } from "../errors.js";
+import type { RemoteSchemaAccess } from "../remote/registry.js";
+import { remoteRelationshipObjectName } from "../remote/relationships.js";
 import {
   argsObject,
   asObject,
@@ -110,31 +113,46 @@ function setRemoteRelationships(table: TableMetadata, rels: Json[]): TableMetada
   return setOrDrop(table, "remote_relationships", rels);
 }
 
+/**
+ * Hasura's buildSchemaCacheFor: a relationship to a remote schema that does not resolve
+ * (remote/relationships.ts) refuses the command with its reason (`invalid-configuration`).
+ */
+function refuseInconsistent(remotes: RemoteSchemaAccess | undefined, next: Metadata, source: string, table: QualifiedTable, name: unknown) {
+  if (!remotes) return;
+  const objectName = remoteRelationshipObjectName(name, table, source);
+  const own = remotes.inconsistencies(next).filter((o) => o.name === objectName);
+  if (own.length > 0)
+    throw objectInconsistent(
+      own.map((o) => o.reason),
+      own,
+    );
+}
+
 /** Adds the relationship, or replaces one of the same name as Hasura's metadata map does. */
-export const createRemoteRelationship: Operation = (metadata, raw) => {
+export const createRemoteRelationship: Operation = (metadata, raw, _catalog, context) => {
   const { source, table, rel } = remoteRelationshipArgs(raw);
   requireTable(metadata, source, table);
-  return success(
-    withTable(metadata, source, table, (t) => {
-      const rels = tableList(t, "remote_relationships");
-      const exists = rels.some((r) => r.name === rel.name);
-      return setRemoteRelationships(t, exists ? rels.map((r) => (r.name === rel.name ? rel : r)) : [...rels, rel]);
-    }),
-  );
+  const next = withTable(metadata, source, table, (t) => {
+    const rels = tableList(t, "remote_relationships");
+    const exists = rels.some((r) => r.name === rel.name);
+    return setRemoteRelationships(t, exists ? rels.map((r) => (r.name === rel.name ? rel : r)) : [...rels, rel]);
+  });
+  refuseInconsistent(context?.remotes, next, source, table, rel.name);
+  return success(next);
 };
 
-export const updateRemoteRelationship: Operation = (metadata, raw, catalog) => {
+export const updateRemoteRelationship: Operation = (metadata, raw, catalog, context) => {
   const { source, table, rel } = remoteRelationshipArgs(raw);
   const tracked = requireTable(metadata, source, table);
   requireRemoteRelationship(tracked, rel.name as string, fieldNames(tracked, catalog));
-  return success(
-    withTable(metadata, source, table, (t) =>
-      setRemoteRelationships(
-        t,
-        tableList(t, "remote_relationships").map((r) => (r.name === rel.name ? rel : r)),
-      ),
+  const next = withTable(metadata, source, table, (t) =>
+    setRemoteRelationships(
+      t,
+      tableList(t, "remote_relationships").map((r) => (r.name === rel.name ? rel : r)),
     ),
   );
+  refuseInconsistent(context?.remotes, next, source, table, rel.name);
+  return success(next);
 };
 
 export const deleteRemoteRelationship: Operation = (metadata, raw, catalog) => {

@@ -1,7 +1,7 @@
 /**
- * Metadata this engine keeps but does not serve yet: remote schema permissions,
- * remote relationships, event triggers, cron triggers, inherited roles and REST endpoints. They
- * are stored and exported as given (replace_metadata, a metadata directory, or the commands in
+ * Metadata this engine keeps but does not serve yet: remote schema permissions, remote
+ * relationships other than a table's to a remote schema (remote/relationships.ts serves those),
+ * event triggers, cron triggers, inherited roles and REST endpoints. They are stored and exported as given (replace_metadata, a metadata directory, or the commands in
  * the unserved-*.ts files) and each one is reported as an inconsistent object, with the `type`
  * and `name` Hasura gives it (`moiTypeName` / `moiName` in Hasura's
  * server/src-lib/Hasura/RQL/Types/Metadata/Object.hs) and the definition Hasura reports
@@ -15,12 +15,14 @@
  * reported: Hasura reports none of them as metadata objects of their own, and query
  * collections and the allow list change nothing unless HASURA_GRAPHQL_ENABLE_ALLOWLIST is set.
  */
+
+import { remoteRelationshipDefinition, toRemoteSchema } from "../remote/relationships.js";
 import { isObject, type Json, tableLabel } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import type { InconsistentObject } from "./consistency.js";
 import { actionTypeProblem, customTypeProblems, customTypesReason, reportedAction, reportedCustomTypes } from "./custom-types.js";
 import { setOrDrop } from "./edit.js";
-import type { Metadata, QualifiedTable, TableMetadata } from "./types.js";
+import type { Metadata, TableMetadata } from "./types.js";
 
 /** Top-level lists of unserved objects, with Hasura's object type for their entries. */
 const TOP_LISTS = [
@@ -76,13 +78,6 @@ function topDefinition(type: string, entry: Json): unknown {
 
 function topName(type: string, entry: Json): string {
   return type === "inherited_role" ? `inherited_role inherited role ${nameOf(entry)}` : `${type} ${nameOf(entry)}`;
-}
-
-/** A remote relationship as Hasura reports it: its create arguments, the legacy form inlined. */
-function remoteRelationshipDefinition(rel: Json, source: string, table: QualifiedTable): Json {
-  const definition = isObject(rel.definition) ? rel.definition : {};
-  if (definition.remote_schema !== undefined) return { source, table, name: rel.name, ...definition };
-  return { definition, source, table, name: rel.name };
 }
 
 /** Why an action is not served: Hasura's reason when its types (or the custom types) do not resolve; null when it is served. */
@@ -148,6 +143,8 @@ export function unservedInconsistencies(metadata: Metadata, catalog?: CatalogVie
       const where = `in table ${tableLabel(table.table)} in source ${source.name}`;
       for (const { key, type, what } of TABLE_LISTS) {
         for (const entry of tableList(table, key)) {
+          // Relationships to remote schemas are served (remote/relationships.ts reports those that do not resolve).
+          if (type === "remote_relationship" && toRemoteSchema(entry)) continue;
           const definition =
             type === "event_trigger"
               ? { table: table.table, configuration: entry }
@@ -181,7 +178,9 @@ export function dropUnserved(metadata: Metadata, catalog: CatalogView): Metadata
     ...source,
     tables: source.tables.map((table) => {
       let t = table;
-      for (const { key } of TABLE_LISTS) if (t[key] !== undefined) t = setOrDrop(t, key, undefined);
+      for (const { key } of TABLE_LISTS)
+        if (t[key] !== undefined)
+          t = setOrDrop(t, key, key === "remote_relationships" ? tableList(t, key).filter((r) => toRemoteSchema(r)) : undefined);
       return t;
     }),
   }));

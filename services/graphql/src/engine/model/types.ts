@@ -1,5 +1,6 @@
 /** The resolved model the schema builder and compiler work from: metadata joined with the catalog. */
 import type { DeletePermission, InsertPermission, SelectPermission, UpdatePermission } from "../metadata/types.js";
+import type { RemoteRelationshipModel } from "../remote/relationships.js";
 import type { RemoteSchemaModel } from "../remote/types.js";
 
 export interface ColumnModel {
@@ -202,4 +203,12 @@ export interface Model {
   customTypes: CustomTypesModel;
   /** Remote schemas served (remote/registry.ts resolves them after the database objects), in metadata order. */
   remoteSchemas?: RemoteSchemaModel[];
+  /** Tables' remote relationships to the remote schemas served, by table key (remote/relationships.ts). */
+  remoteRelationships?: Map<string, RemoteRelationshipModel[]>;
+  /**
+   * HASURA_GRAPHQL_ENABLE_REMOTE_SCHEMA_PERMISSIONS: a role other than admin sees a remote schema
+   * only through a permission of its own. This engine does not serve those permissions yet, so
+   * with the setting on such roles see no remote schema at all (never more than Hasura shows them).
+   */
+  remoteSchemaPermissions?: boolean;
 }

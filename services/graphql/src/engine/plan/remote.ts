@@ -21,10 +21,11 @@ import {
 } from "graphql";
 import { remoteSchemaMissing } from "../errors.js";
 import type { TypeRef } from "../model/types.js";
+import type { RemoteRelationshipModel } from "../remote/relationships.js";
 import type { RemoteCustomizer, RemoteSchemaModel } from "../remote/types.js";
 import { definitionOf, objectTypeOf, type PlanContext } from "./context.js";
 import { type Collected, included } from "./fields.js";
-import type { RemoteCall, RemoteNode, TypenameNode, TypenameTree } from "./types.js";
+import type { Path, RemoteCall, RemoteJoinNode, RemoteNode, TypenameNode, TypenameTree } from "./types.js";
 
 const name = (value: string): NameNode => ({ kind: Kind.NAME, value });
 const baseName = (t: TypeRef): string => (t.kind === "named" ? t.name : baseName(t.of));
@@ -214,4 +215,15 @@ export function selectsRemoteField(root: GraphQLObjectType, fields: Collected[])
     const kind = definitionOf(root, f.name)?.info.kind;
     return kind === "remote" || kind === "remote_namespace";
   });
+}
+
+/** A table's remote relationship selected on a row: its field as the remote is sent it, without the fixed arguments. */
+export function planRemoteJoin(ctx: PlanContext, rel: RemoteRelationshipModel, field: Collected, path: Path): RemoteJoinNode {
+  const translator = new Translator(ctx, rel.remote);
+  const typenames: TypenameTree = new Map();
+  const selections = field.selections.flatMap((s) => s.selections);
+  const remoteName = rel.field.name;
+  const sent = translator.sent(field.node, remoteName, remoteName, selections, baseName(rel.field.type), typenames);
+  const { definitions, values } = translator.variableDefinitions();
+  return { kind: "remote_rel", key: field.responseKey, rel, field: sent, variables: definitions, values, typenames, path };
 }

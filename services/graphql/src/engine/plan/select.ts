@@ -7,6 +7,7 @@ import { computedFieldMissing, fieldNotFound, jsonPath, relationshipMissing, une
 import type { TableModel } from "../model/types.js";
 import { definitionOf, objectTypeOf, type PlanContext, type SchemaField } from "./context.js";
 import type { Collected } from "./fields.js";
+import { planRemoteJoin } from "./remote.js";
 import type { AggregateField, AggregateFunctionField, AggregateNode, Args, Path, RowField, RowsNode } from "./types.js";
 
 const at = (path: Path, f: Collected): Path => [...path, "selectionSet", f.responseKey];
@@ -46,6 +47,11 @@ export function planRowFields(ctx: PlanContext, table: TableModel, fields: Colle
         const target = ctx.table(computed.returns.target);
         const childType = objectTypeOf(def);
         return { kind: "computed_table", key, computed, rows: planRows(ctx, target, args, ctx.subFields(f, childType), childType, here) };
+      }
+      case "remote_rel": {
+        const rel = ctx.model.remoteRelationships?.get(table.key)?.find((r) => r.name === info.rel);
+        if (!rel) throw relationshipMissing(info.rel);
+        return planRemoteJoin(ctx, rel, f, here);
       }
       default:
         throw unexpectedField(f.name, type.name);

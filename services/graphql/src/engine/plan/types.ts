@@ -15,6 +15,7 @@ import type {
   RelationshipModel,
   TableModel,
 } from "../model/types.js";
+import type { RemoteRelationshipModel } from "../remote/relationships.js";
 import type { RemoteSchemaModel } from "../remote/types.js";
 
 /** Where a node is in the request, for error paths (`["selectionSet", "author", "args", ...]`). */
@@ -57,7 +58,27 @@ export type RowField =
   | { kind: "array_rel_aggregate"; key: string; rel: RelationshipModel; aggregate: AggregateNode }
   | { kind: "computed_scalar"; key: string; computed: ComputedFieldModel; args: Args; path: Path }
   /** A computed field returning rows of a table: `rows` reads the function's result. */
-  | { kind: "computed_table"; key: string; computed: ComputedFieldModel; rows: RowsNode };
+  | { kind: "computed_table"; key: string; computed: ComputedFieldModel; rows: RowsNode }
+  | RemoteJoinNode;
+
+/**
+ * A table's remote relationship: the statement gives each row's lhs columns at `key` (an object
+ * of column -> value), and the executor (executors/remote-joins.ts) asks the remote for every
+ * row in one call and puts each row's answer there instead.
+ */
+export interface RemoteJoinNode {
+  kind: "remote_rel";
+  key: string;
+  rel: RemoteRelationshipModel;
+  /** The relationship's field as sent (the remote's names): the caller's arguments and selections; the fixed ones are added per row. */
+  field: FieldNode;
+  /** The operation's variables the field uses (types in the remote's names), and their values. */
+  variables: VariableDefinitionNode[];
+  values: Record<string, unknown>;
+  /** `__typename`s of the answer, under the field's own name. */
+  typenames: TypenameTree;
+  path: Path;
+}
 
 /** A field of an aggregate object. */
 export type AggregateField =

@@ -18,6 +18,7 @@ import { remoteRootNames, TakenNames } from "./conflicts.js";
 import { fetchKey, readDefinition } from "./definition.js";
 import { fetchIntrospection, servable } from "./fetch.js";
 import type { Env } from "./http.js";
+import { type RemoteRelationshipModel, resolveRemoteRelationships } from "./relationships.js";
 import type { RemoteIntrospection, RemoteSchemaModel } from "./types.js";
 
 type Fetched = { introspection: RemoteIntrospection } | { error: HasuraError };
@@ -57,6 +58,8 @@ export function remoteInconsistency(entry: Json, reason: string, internal?: unkn
 export interface ResolvedRemotes {
   served: RemoteSchemaModel[];
   inconsistent: InconsistentObject[];
+  /** The tables' remote relationships to the served remote schemas, by table key. */
+  relationships: Map<string, RemoteRelationshipModel[]>;
 }
 
 /** What the metadata commands use of the remote schemas (runtime.ts binds it to the model served now). */
@@ -166,9 +169,10 @@ export class RemoteSchemaRegistry {
     const entries = remoteSchemaEntries(metadata);
     const served: RemoteSchemaModel[] = [];
     const inconsistent: InconsistentObject[] = [];
-    if (entries.length === 0) return { served, inconsistent };
+    if (entries.length === 0) return this.withRelationships(metadata, model, served, inconsistent);
+    // Without the tables' remote relationships: they bring the remote's types into the tables' own schema.
     const schemaWith = (remotes: RemoteSchemaModel[]) =>
-      new RoleSchemaBuilder({ ...model, remoteSchemas: remotes }, ADMIN_ROLE, true).build();
+      new RoleSchemaBuilder({ ...model, remoteSchemas: remotes, remoteRelationships: new Map() }, ADMIN_ROLE, true).build();
     let local = this.localSchemas.get(model);
     if (!local) {
       local = schemaWith([]);
@@ -204,6 +208,17 @@ export class RemoteSchemaRegistry {
         else inconsistent.push(remoteInconsistency(entry, problem));
       }
     } else served.push(...accepted.map((a) => a.remote));
-    return { served, inconsistent };
+    return this.withRelationships(metadata, model, served, inconsistent);
+  }
+
+  /** The tables' remote relationships resolved against the remote schemas served; those that do not resolve are reported. */
+  private withRelationships(
+    metadata: Metadata,
+    model: Model,
+    served: RemoteSchemaModel[],
+    inconsistent: InconsistentObject[],
+  ): ResolvedRemotes {
+    const relationships = resolveRemoteRelationships(metadata, model.tables, served);
+    return { served, inconsistent: [...inconsistent, ...relationships.inconsistent], relationships: relationships.byTable };
   }
 }

@@ -31,7 +31,7 @@ import type { FieldInfo } from "./field-info.js";
 import { computedBoolExpFields, computedObjectFields, computedOrderByFields, functionRootFields } from "./functions.js";
 import { mutationFields } from "./mutation.js";
 import { arrayColumnList } from "./pg-array.js";
-import { type RemoteAbstractType, remoteRootFields } from "./remote.js";
+import { type RemoteAbstractType, remoteRelationshipFields, remoteRootFields } from "./remote.js";
 import { cursorOrderingEnum, orderByEnum, ScalarRegistry } from "./scalars.js";
 
 export const NUMERIC_AGGREGATES = ["avg", "stddev", "stddev_pop", "stddev_samp", "sum", "var_pop", "var_samp", "variance"] as const;
@@ -305,6 +305,7 @@ export class RoleSchemaBuilder {
             }
           }
           Object.assign(fields, computedObjectFields(this, table));
+          Object.assign(fields, remoteRelationshipFields(this, table, new Set(this.access(table).columns.map((c) => c.name))));
           return sortFields(fields);
         },
       });

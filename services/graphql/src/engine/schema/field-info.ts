@@ -17,7 +17,9 @@ export type FieldInfo =
   | { kind: "async_field"; field: "id" | "created_at" | "errors" | "output" }
   /** A remote schema's root field (`field`: the remote's own name), and its `root_fields_namespace` field. */
   | { kind: "remote"; remote: string; field: string }
-  | { kind: "remote_namespace"; remote: string };
+  | { kind: "remote_namespace"; remote: string }
+  /** A table's remote relationship to a remote schema's field (`rel`: its name). */
+  | { kind: "remote_rel"; rel: string };
 
 export function fieldInfo(extensions: unknown): FieldInfo | undefined {
   return (extensions as { hasura?: FieldInfo } | undefined)?.hasura;

@@ -7,6 +7,7 @@
  * values through). Root fields carry `extensions.hasura` naming the remote and the remote's own
  * field name; the planner (plan/remote.ts) maps the other names back.
  */
+
 import {
   GraphQLEnumType,
   type GraphQLFieldConfig,
@@ -22,10 +23,12 @@ import {
   type GraphQLOutputType,
   type GraphQLType,
   GraphQLUnionType,
+  getNullableType,
   parseValue,
   valueFromAST,
 } from "graphql";
-import type { TypeRef } from "../model/types.js";
+import { tableLabel } from "../errors.js";
+import type { TableModel, TypeRef } from "../model/types.js";
 import { reachableTypes } from "../remote/conflicts.js";
 import {
   customFieldName,
@@ -35,6 +38,7 @@ import {
   type RemoteSchemaModel,
   type RemoteTypeDef,
 } from "../remote/types.js";
+import { ADMIN_ROLE } from "../session.js";
 import type { RoleSchemaBuilder } from "./build.js";
 import type { FieldInfo } from "./field-info.js";
 
@@ -103,7 +107,7 @@ class RemoteTypes {
     }) as GraphQLInputType;
   }
 
-  private inputValue(value: RemoteInputValue) {
+  inputValue(value: RemoteInputValue) {
     const type = this.input(value.type);
     const defaultValue = value.defaultValue === null ? undefined : valueFromAST(parseValue(value.defaultValue), type);
     return { type, ...describe(value.description), ...(defaultValue !== undefined ? { defaultValue } : {}) };
@@ -217,6 +221,8 @@ export function remoteRootFields(
 ): { fields: GraphQLFieldConfigMap<unknown, unknown>; types: GraphQLObjectType[] } {
   const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
   const types: GraphQLObjectType[] = [];
+  // Remote schema permissions on: without serving them, only the admin sees remote schemas (model/types.ts).
+  if (builder.model.remoteSchemaPermissions && builder.role !== ADMIN_ROLE) return { fields, types };
   for (const remote of builder.model.remoteSchemas ?? []) {
     const remoteTypes = new RemoteTypes(builder, remote);
     const own = remoteTypes.rootFields(operation);
@@ -224,4 +230,82 @@ export function remoteRootFields(
     if (Object.keys(own).length > 0) types.push(...remoteTypes.members());
   }
   return { fields, types };
+}
+
+/**
+ * A table's remote relationships as fields of its object type
+ * (https://hasura.io/docs/2.0/remote-schemas/remote-relationships/remote-schema-relationships/):
+ * the remote field's type made nullable, with the arguments the relationship does not fix. A role
+ * sees one when it may select every lhs column (`columns`), as Hasura's schema checks the join
+ * columns' select permission (remoteRelationshipField in server/src-lib/Hasura/GraphQL/Schema/RemoteRelationship.hs).
+ */
+export function remoteRelationshipFields(
+  builder: RoleSchemaBuilder,
+  table: TableModel,
+  columns: ReadonlySet<string>,
+): GraphQLFieldConfigMap<unknown, unknown> {
+  const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
+  if (builder.model.remoteSchemaPermissions && builder.role !== ADMIN_ROLE) return fields;
+  for (const rel of builder.model.remoteRelationships?.get(table.key) ?? []) {
+    if (!rel.lhs.every((c) => columns.has(c))) continue;
+    const types = new RemoteTypes(builder, rel.remote);
+    const config = types.field(rel.field, { kind: "remote_rel", rel: rel.name });
+    const fixed = rel.path[rel.path.length - 1]?.arguments ?? {};
+    const suffix = `_remote_rel_${tableLabel(table).replace(/[^A-Za-z0-9_]/g, "_")}${rel.name}`;
+    const args: GraphQLFieldConfigArgumentMap = {};
+    for (const arg of rel.field.args) {
+      const stripped = strippedInput(builder, types, rel.remote, arg, fixed[arg.name], suffix);
+      if (stripped) args[arg.name] = stripped;
+    }
+    fields[rel.name] = { ...config, type: getNullableType(config.type), args };
+  }
+  return fields;
+}
+
+/**
+ * Hasura's stripInMap: an argument the relationship fixes is gone, unless its value is an
+ * input object (or a one-element list of one): then the caller may give the fields it does not
+ * fix, in a type of its own named `<type>_remote_rel_<table><relationship>` (stripObject and
+ * renameTypeForRelationship in server/src-lib/Hasura/RemoteSchema/SchemaCache/RemoteRelationship.hs).
+ */
+function strippedInput(
+  builder: RoleSchemaBuilder,
+  types: RemoteTypes,
+  remote: RemoteSchemaModel,
+  value: RemoteInputValue,
+  fixedValue: unknown,
+  suffix: string,
+): ReturnType<RemoteTypes["inputValue"]> | null {
+  if (fixedValue === undefined) return types.inputValue(value);
+  const type = strippedType(builder, types, remote, value.type, fixedValue, suffix);
+  return type ? { type, ...describe(value.description) } : null;
+}
+
+function strippedType(
+  builder: RoleSchemaBuilder,
+  types: RemoteTypes,
+  remote: RemoteSchemaModel,
+  type: TypeRef,
+  fixedValue: unknown,
+  suffix: string,
+): GraphQLInputType | null {
+  const wrap = (inner: GraphQLInputType) => (type.nullable ? inner : new GraphQLNonNull(inner));
+  if (Array.isArray(fixedValue)) {
+    if (type.kind !== "list" || fixedValue.length !== 1) return null;
+    const inner = strippedType(builder, types, remote, type.of, fixedValue[0], suffix);
+    return inner ? wrap(new GraphQLList(inner)) : null;
+  }
+  if (fixedValue === null || typeof fixedValue !== "object" || type.kind !== "named") return null;
+  const def = remote.introspection.types.get(type.name);
+  if (def?.kind !== "INPUT_OBJECT") return null;
+  const fixed = fixedValue as Record<string, unknown>;
+  const fields: Record<string, ReturnType<RemoteTypes["inputValue"]>> = {};
+  for (const f of def.fields) {
+    const stripped = strippedInput(builder, types, remote, f, fixed[f.name], suffix);
+    if (stripped) fields[f.name] = stripped;
+  }
+  // An input object needs a field: one whose every field is fixed is gone too.
+  if (Object.keys(fields).length === 0) return null;
+  const name = `${customTypeName(remote.customizer, type.name)}${suffix}`;
+  return wrap(builder.named(name, () => new GraphQLInputObjectType({ name, ...describe(def.description), fields })));
 }

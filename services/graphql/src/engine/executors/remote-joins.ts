@@ -1,0 +1,243 @@
+/**
+ * Remote relationships' joins (https://hasura.io/docs/2.0/remote-schemas/remote-relationships/remote-schema-relationships/):
+ * the statement put each row's lhs columns at the relationship's key; here the answers of root
+ * fields holding remote relationships are read, every row's lhs values gathered per relationship
+ * node (rows at any depth: lists, object and array relationships, aggregates' nodes, actions'
+ * outputs), and each node asks its remote once for all of its distinct values
+ * (remote/join-request.ts). Each row then gets its answer in place of the lhs object; a row whose
+ * lhs has a null gets null without a call, as Hasura's join skips null arguments
+ * (server/src-lib/Hasura/GraphQL/Execute/RemoteJoin/Join.hs).
+ */
+import { remoteJoinErrors, remoteSchemaError } from "../errors.js";
+import { jsonText } from "../json-number.js";
+import { parseJsonBody } from "../json-parse.js";
+import type { AggregateNode, MutationField, OutputField, QueryField, RemoteJoinNode, RowField } from "../plan/types.js";
+import { postToRemote } from "../remote/http.js";
+import { joinAlias, joinRequest } from "../remote/join-request.js";
+import { type RemoteCallContext, renameTypenames } from "./remote.js";
+
+type JsonObject = Record<string, unknown>;
+
+const isObject = (value: unknown): value is JsonObject => value !== null && typeof value === "object" && !Array.isArray(value);
+
+const eachObject = (value: unknown, f: (o: JsonObject) => void) => {
+  if (Array.isArray(value)) for (const v of value) eachObject(v, f);
+  else if (isObject(value)) f(value);
+};
+
+/** Whether row fields select a remote relationship at any depth. */
+function rowsJoin(fields: readonly RowField[]): boolean {
+  return fields.some((f) => {
+    switch (f.kind) {
+      case "remote_rel":
+        return true;
+      case "object_rel":
+        return rowsJoin(f.fields);
+      case "array_rel":
+      case "computed_table":
+        return rowsJoin(f.rows.fields);
+      case "array_rel_aggregate":
+        return aggregateJoins(f.aggregate);
+      default:
+        return false;
+    }
+  });
+}
+
+const aggregateJoins = (node: AggregateNode) => node.fields.some((f) => f.kind === "nodes" && rowsJoin(f.fields));
+
+function outputJoins(fields: readonly OutputField[] | null): boolean {
+  return (fields ?? []).some((f) =>
+    f.kind === "output_field"
+      ? outputJoins(f.fields)
+      : f.kind === "object_rel"
+        ? rowsJoin(f.fields)
+        : f.kind === "array_rel"
+          ? rowsJoin(f.rows.fields)
+          : f.kind === "array_rel_aggregate"
+            ? aggregateJoins(f.aggregate)
+            : false,
+  );
+}
+
+/** Whether a root field's answer holds remote relationships to join. */
+export function hasRemoteJoins(field: QueryField): boolean {
+  switch (field.kind) {
+    case "select":
+    case "function":
+      return rowsJoin(field.rows.fields);
+    case "select_by_pk":
+      return rowsJoin(field.fields);
+    case "select_aggregate":
+    case "function_aggregate":
+      return aggregateJoins(field.aggregate);
+    case "action":
+      return outputJoins(field.fields);
+    default:
+      return false;
+  }
+}
+
+/** Whether a mutation field's answer holds remote relationships to join. */
+function mutationJoins(field: MutationField): boolean {
+  if (field.kind === "function") return rowsJoin(field.rows.fields);
+  if (!("output" in field)) return false;
+  const { output } = field;
+  return output.kind === "row" ? rowsJoin(output.fields) : output.fields.some((f) => f.kind === "returning" && rowsJoin(f.fields));
+}
+
+/** The rows holding each remote relationship node's lhs objects. */
+class Sites {
+  readonly byNode = new Map<RemoteJoinNode, JsonObject[]>();
+
+  rows(fields: readonly RowField[], value: unknown): void {
+    eachObject(value, (row) => {
+      for (const f of fields) {
+        const v = row[f.key];
+        if (f.kind === "remote_rel") {
+          const holders = this.byNode.get(f);
+          if (holders) holders.push(row);
+          else this.byNode.set(f, [row]);
+        } else if (f.kind === "object_rel") this.rows(f.fields, v);
+        else if (f.kind === "array_rel" || f.kind === "computed_table") this.rows(f.rows.fields, v);
+        else if (f.kind === "array_rel_aggregate") this.aggregate(f.aggregate, v);
+      }
+    });
+  }
+
+  aggregate(node: AggregateNode, value: unknown): void {
+    eachObject(value, (object) => {
+      for (const f of node.fields) if (f.kind === "nodes") this.rows(f.fields, object[f.key]);
+    });
+  }
+
+  output(fields: readonly OutputField[] | null, value: unknown): void {
+    eachObject(value, (object) => {
+      for (const f of fields ?? []) {
+        const v = object[f.key];
+        if (f.kind === "output_field") this.output(f.fields, v);
+        else if (f.kind === "object_rel") this.rows(f.fields, v);
+        else if (f.kind === "array_rel") this.rows(f.rows.fields, v);
+        else if (f.kind === "array_rel_aggregate") this.aggregate(f.aggregate, v);
+      }
+    });
+  }
+
+  mutation(field: MutationField, value: unknown): void {
+    if (field.kind === "function") {
+      this.rows(field.rows.fields, value);
+      return;
+    }
+    if (!("output" in field)) return;
+    const { output } = field;
+    if (output.kind === "row") {
+      this.rows(output.fields, value);
+      return;
+    }
+    // update_many answers a list of responses.
+    eachObject(value, (response) => {
+      for (const f of output.fields) if (f.kind === "returning") this.rows(f.fields, response[f.key]);
+    });
+  }
+
+  root(field: QueryField, value: unknown): void {
+    if (field.kind === "select" || field.kind === "function") this.rows(field.rows.fields, value);
+    else if (field.kind === "select_by_pk") this.rows(field.fields, value);
+    else if (field.kind === "select_aggregate" || field.kind === "function_aggregate") this.aggregate(field.aggregate, value);
+    else if (field.kind === "action") this.output(field.fields, value);
+  }
+}
+
+/** The value at `field` of an answer, through lists. */
+function pick(value: unknown, field: string): unknown {
+  if (Array.isArray(value)) return value.map((v) => pick(v, field));
+  return isObject(value) ? (value[field] ?? null) : null;
+}
+
+/** One call for every row of `node`: each row's lhs object replaced by its answer. */
+async function join(node: RemoteJoinNode, rows: JsonObject[], context: RemoteCallContext): Promise<void> {
+  const distinct = new Map<string, number>();
+  const values: JsonObject[] = [];
+  const aliasOf = new Map<JsonObject, number>();
+  for (const row of rows) {
+    const lhs = row[node.key];
+    if (!isObject(lhs) || Object.values(lhs).some((v) => v === null || v === undefined)) {
+      row[node.key] = null;
+      continue;
+    }
+    const key = jsonText(lhs);
+    let index = distinct.get(key);
+    if (index === undefined) {
+      index = values.length;
+      distinct.set(key, index);
+      values.push(lhs);
+    }
+    aliasOf.set(row, index);
+  }
+  if (values.length === 0) return;
+  const session = context.compile.session;
+  const caller = { sessionVariables: { ...session.variables, "x-hasura-role": session.role }, clientHeaders: context.clientHeaders };
+  const remote = node.rel.remote;
+  const response = await postToRemote(remote.definition, context.env, caller, joinRequest(node, values), context.signal);
+  let answer: unknown;
+  try {
+    answer = parseJsonBody(response.text);
+  } catch (error) {
+    throw remoteSchemaError(`Error in $: ${(error as Error).message}`);
+  }
+  if (!isObject(answer)) throw remoteSchemaError("expecting an object for the remote's response");
+  if (answer.errors !== undefined && answer.errors !== null) throw remoteJoinErrors(answer.errors);
+  const data = answer.data;
+  if (!isObject(data)) throw remoteSchemaError('"data" field not found in remote response');
+  const typenames = node.typenames.get(node.rel.field.name);
+  for (const [row, index] of aliasOf) {
+    let value: unknown = data[joinAlias(index)] ?? null;
+    for (const step of node.rel.path.slice(1)) value = pick(value, step.field);
+    row[node.key] = typenames instanceof Map ? renameTypenames(value, typenames, remote.customizer) : value;
+  }
+}
+
+/** The answers (JSON text) with the remote relationships `visit` finds joined; `values` when there are none. */
+async function joined(
+  values: string[],
+  joins: (i: number) => boolean,
+  visit: (sites: Sites, i: number, value: unknown) => void,
+  context: RemoteCallContext,
+): Promise<string[]> {
+  const sites = new Sites();
+  const parsed = new Map<number, unknown>();
+  values.forEach((text, i) => {
+    if (!joins(i)) return;
+    const value = parseJsonBody(text);
+    parsed.set(i, value);
+    visit(sites, i, value);
+  });
+  if (parsed.size === 0) return values;
+  await Promise.all([...sites.byNode].map(([node, rows]) => join(node, rows, context)));
+  return values.map((text, i) => (parsed.has(i) ? jsonText(parsed.get(i)) : text));
+}
+
+/**
+ * The answers of `fields` (JSON text, in order) with their remote relationships joined: one call
+ * per relationship node for the whole request, the nodes' calls at the same time.
+ */
+export function joinRemoteRelationships(fields: QueryField[], values: string[], context: RemoteCallContext): Promise<string[]> {
+  const at = (i: number) => fields[i] as QueryField;
+  return joined(
+    values,
+    (i) => hasRemoteJoins(at(i)),
+    (sites, i, value) => sites.root(at(i), value),
+    context,
+  );
+}
+
+/** The same for the answers of a mutation's database fields, once their transaction has committed. */
+export function joinMutationRemoteRelationships(fields: MutationField[], values: string[], context: RemoteCallContext): Promise<string[]> {
+  const at = (i: number) => fields[i] as MutationField;
+  return joined(
+    values,
+    (i) => mutationJoins(at(i)),
+    (sites, i, value) => sites.mutation(at(i), value),
+    context,
+  );
+}

@@ -1,0 +1,134 @@
+/**
+ * The one request a remote relationship makes for every row of a response level
+ * (https://hasura.io/docs/2.0/remote-schemas/remote-relationships/remote-schema-relationships/):
+ * each distinct set of lhs values is one aliased copy of the relationship's path (`f0: user(id: 1)
+ * {...}`, `f1: user(id: 2) {...}`) with the fixed arguments' `"$column"` templates filled from
+ * that row, the caller's own arguments and selections on the last field. Hasura batches a remote
+ * join's rows into one query the same way, aliased per join argument (makeRemoteSchemaJoinCall in
+ * server/src-lib/Hasura/GraphQL/Execute/RemoteJoin/RemoteServer.hs).
+ */
+import { type DocumentNode, type FieldNode, Kind, OperationTypeNode, print, type ValueNode, visit } from "graphql";
+import { JsonNumber, jsonText } from "../json-number.js";
+import type { RemoteJoinNode } from "../plan/types.js";
+
+/** The alias of the `i`-th distinct set of lhs values. */
+export const joinAlias = (i: number): string => `f${i}`;
+
+/** A JSON value as a GraphQL literal. */
+function literal(value: unknown): ValueNode {
+  if (value === null || value === undefined) return { kind: Kind.NULL };
+  if (value instanceof JsonNumber)
+    return /^-?\d+$/.test(value.text) ? { kind: Kind.INT, value: value.text } : { kind: Kind.FLOAT, value: value.text };
+  if (typeof value === "boolean") return { kind: Kind.BOOLEAN, value };
+  if (typeof value === "number")
+    return Number.isInteger(value) ? { kind: Kind.INT, value: String(value) } : { kind: Kind.FLOAT, value: String(value) };
+  if (typeof value === "string") return { kind: Kind.STRING, value };
+  if (Array.isArray(value)) return { kind: Kind.LIST, values: value.map(literal) };
+  return {
+    kind: Kind.OBJECT,
+    fields: Object.entries(value as Record<string, unknown>).map(([name, v]) => ({
+      kind: Kind.OBJECT_FIELD,
+      name: { kind: Kind.NAME, value: name },
+      value: literal(v),
+    })),
+  };
+}
+
+/** A fixed argument's template with the row's values for its `"$column"` strings. */
+function filled(template: unknown, row: Record<string, unknown>): unknown {
+  if (typeof template === "string" && template.startsWith("$")) return row[template.slice(1)] ?? null;
+  if (Array.isArray(template)) return template.map((t) => filled(t, row));
+  if (template !== null && typeof template === "object")
+    return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, filled(v, row)]));
+  return template;
+}
+
+function argumentsOf(args: Record<string, unknown>, row: Record<string, unknown>) {
+  return Object.entries(args).map(([name, template]) => ({
+    kind: Kind.ARGUMENT as const,
+    name: { kind: Kind.NAME as const, value: name },
+    value: literal(filled(template, row)),
+  }));
+}
+
+/** A value the caller gave, its variables replaced by their values (to be merged with a fixed value). */
+function resolved(value: ValueNode, variables: Record<string, unknown>): ValueNode {
+  if (value.kind === Kind.VARIABLE) return literal(variables[value.name.value]);
+  if (value.kind === Kind.LIST) return { ...value, values: value.values.map((v) => resolved(v, variables)) };
+  if (value.kind === Kind.OBJECT) return { ...value, fields: value.fields.map((f) => ({ ...f, value: resolved(f.value, variables) })) };
+  return value;
+}
+
+/**
+ * A fixed input object merged with the fields the caller gave for it (the relationship's own
+ * values win), as Hasura merges a remote join's arguments with the user's.
+ */
+function merged(fixed: ValueNode, given: ValueNode, variables: Record<string, unknown>): ValueNode {
+  const value = resolved(given, variables);
+  if (fixed.kind === Kind.LIST && value.kind === Kind.LIST && fixed.values.length === 1 && value.values.length === 1)
+    return { ...fixed, values: [merged(fixed.values[0] as ValueNode, value.values[0] as ValueNode, variables)] };
+  if (fixed.kind !== Kind.OBJECT || value.kind !== Kind.OBJECT) return fixed;
+  const fields = [...fixed.fields];
+  for (const f of value.fields) {
+    const i = fields.findIndex((x) => x.name.value === f.name.value);
+    if (i < 0) fields.push(f);
+    else
+      fields[i] = {
+        ...(fields[i] as (typeof fields)[number]),
+        value: merged((fields[i] as (typeof fields)[number]).value, f.value, variables),
+      };
+  }
+  return { ...fixed, fields };
+}
+
+/** The last field's arguments: the fixed ones for this row, merged with the caller's. */
+function lastArguments(node: RemoteJoinNode, fixed: ReturnType<typeof argumentsOf>) {
+  const given = node.field.arguments ?? [];
+  const out = fixed.map((a) => {
+    const same = given.find((g) => g.name.value === a.name.value);
+    return same ? { ...a, value: merged(a.value, same.value, node.values) } : a;
+  });
+  return [...out, ...given.filter((g) => !fixed.some((a) => a.name.value === g.name.value))];
+}
+
+/** The relationship's path for one row, aliased `alias`. */
+function pathField(node: RemoteJoinNode, row: Record<string, unknown>, alias: string): FieldNode {
+  const steps = node.rel.path;
+  let field: FieldNode | undefined;
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const step = steps[i] as (typeof steps)[number];
+    const args = argumentsOf(step.arguments, row);
+    field =
+      i === steps.length - 1
+        ? { ...node.field, arguments: lastArguments(node, args) }
+        : {
+            kind: Kind.FIELD,
+            name: { kind: Kind.NAME, value: step.field },
+            arguments: args,
+            selectionSet: { kind: Kind.SELECTION_SET, selections: [field as FieldNode] },
+          };
+  }
+  return { ...(field as FieldNode), alias: { kind: Kind.NAME, value: alias } };
+}
+
+/** The request body for `rows` (distinct lhs values, in alias order). */
+export function joinRequest(node: RemoteJoinNode, rows: Array<Record<string, unknown>>): string {
+  const selections = rows.map((row, i) => pathField(node, row, joinAlias(i)));
+  // Variables merged into a fixed input object are sent as their values: only those still named stay.
+  const used = new Set<string>();
+  visit({ kind: Kind.SELECTION_SET, selections }, { Variable: (v) => void used.add(v.name.value) });
+  const variableDefinitions = node.variables.filter((d) => used.has(d.variable.name.value));
+  const values = Object.fromEntries(Object.entries(node.values).filter(([name]) => used.has(name)));
+  const document: DocumentNode = {
+    kind: Kind.DOCUMENT,
+    definitions: [
+      {
+        kind: Kind.OPERATION_DEFINITION,
+        operation: OperationTypeNode.QUERY,
+        variableDefinitions,
+        selectionSet: { kind: Kind.SELECTION_SET, selections },
+      },
+    ],
+  };
+  return jsonText({ query: print(document), ...(Object.keys(values).length > 0 ? { variables: values } : {}) });
+}
