@@ -217,6 +217,13 @@ describe.each(testBackends)("remote relationships [%s]", (backend) => {
             definition: { kind: "synchronous", type: "query", output_type: "[AuthorRef!]!", handler: "{{ACTION_BASE}}/authors" },
           },
         },
+        {
+          type: "create_action",
+          args: {
+            name: "touchAuthors",
+            definition: { kind: "synchronous", type: "mutation", output_type: "[AuthorRef!]!", handler: "{{ACTION_BASE}}/authors" },
+          },
+        },
       ],
     });
     expect(setup.status, JSON.stringify(setup.body)).toBe(200);
@@ -230,6 +237,17 @@ describe.each(testBackends)("remote relationships [%s]", (backend) => {
       },
     });
     expect(calls() - before).toBe(1);
+    // A mutation action's output too.
+    const again = calls();
+    expect(await run("mutation { touchAuthors { author_id author { profile { bio } } } }")).toEqual({
+      data: {
+        touchAuthors: [
+          { author_id: 1, author: { profile: { bio: "one" } } },
+          { author_id: 2, author: { profile: { bio: "two" } } },
+        ],
+      },
+    });
+    expect(calls() - again).toBe(1);
   });
 
   it("sends the operation's variables the relationship's selection uses, and answers __typename", async () => {

@@ -18,7 +18,7 @@ import { type ActionCall, runAction } from "./action.js";
 import { enqueueAction } from "./async-actions.js";
 import { insertObject } from "./insert.js";
 import { runRemote } from "./remote.js";
-import { joinMutationRemoteRelationships } from "./remote-joins.js";
+import { joinMutationRemoteRelationships, joinRemoteRelationships } from "./remote-joins.js";
 
 /**
  * Runs a mutation's fields in order: table mutations (and VOLATILE functions) next to each other
@@ -54,7 +54,13 @@ export async function runMutation(
       parts.push(`${JSON.stringify(f.key)}:${await runRemote(f, call)}`);
       continue;
     }
-    parts.push(`${JSON.stringify(f.key)}:${await (f.action.kind === "asynchronous" ? enqueueAction(f, call) : runAction(f, call))}`);
+    if (f.action.kind === "asynchronous") {
+      parts.push(`${JSON.stringify(f.key)}:${await enqueueAction(f, call)}`);
+      continue;
+    }
+    // The action's output may reach remote relationships through its relationships to tables.
+    const [answer] = await joinRemoteRelationships([f], [await runAction(f, call)], call);
+    parts.push(`${JSON.stringify(f.key)}:${answer ?? "null"}`);
   }
   await flush();
   return `{"data":{${parts.join(",")}}}`;
