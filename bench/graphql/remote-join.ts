@@ -9,9 +9,12 @@
  *   BENCH_DURATION     seconds of measured load per query (default 10)
  *   BENCH_CONNECTIONS  concurrent HTTP connections (default 16)
  *   BENCH_PG_URL       the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres)
+ *   BENCH_CPU_PROF     set to 1 to run our service with --cpu-prof and print its hottest functions
  *
  * Exit code 0 when both targets pass, 1 otherwise.
  */
+
+import { mkdirSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join, resolve } from "node:path";
@@ -23,6 +26,7 @@ import { printTargets, writeJson } from "../common/report.js";
 import { ensureDatabase } from "./dataset.js";
 import { loadGraphql, warmGraphql } from "./load.js";
 import { ADMIN_SECRET, postJson, startOurs } from "./processes.js";
+import { topSelfTime } from "./profile.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const RESULTS = join(ROOT, "bench/results/graphql-remote-join.json");
@@ -95,7 +99,12 @@ async function main(): Promise<void> {
   await db.close();
   const users = new Map(Array.from({ length: ROWS }, (_, i) => [i + 1, { id: i + 1, name: `user ${i + 1}` }]));
   const remote = await startRemote(users);
-  const ours = await startOurs(ROOT, databaseUrl, connections);
+  const profileDir = process.env.BENCH_CPU_PROF ? join(ROOT, "bench/.data/profiles-remote-join") : undefined;
+  if (profileDir) {
+    rmSync(profileDir, { recursive: true, force: true });
+    mkdirSync(profileDir, { recursive: true });
+  }
+  const ours = await startOurs(ROOT, databaseUrl, connections, profileDir);
   const headers = { "x-hasura-admin-secret": ADMIN_SECRET };
   try {
     const setup = (await postJson(
@@ -187,6 +196,8 @@ async function main(): Promise<void> {
     await ours.stop();
     await remote.close();
   }
+  const hot = profileDir ? topSelfTime(profileDir, ROOT) : null;
+  if (hot) for (const h of hot.hotspots) console.log(`  ${h.percent.toFixed(1)}%  ${h.function}  ${h.location}`);
 }
 
 main().catch((error: unknown) => {
