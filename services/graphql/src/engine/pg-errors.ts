@@ -60,3 +60,8 @@ export function fromPostgres(error: unknown, path = "$", statement?: FailedState
   if (code.startsWith("42")) return make("constraint-error", message);
   return databaseQueryError(path, { cause: error, internal });
 }
+
+/** A statement's failure (with the statement for `internal`, when given); a cancellation stays the signal's reason. */
+export function statementFailure(error: unknown, signal: AbortSignal | undefined, statement?: FailedStatement): unknown {
+  return signal?.aborted && error === signal.reason ? error : fromPostgres(error, "$", statement);
+}

@@ -40,9 +40,9 @@ function headerMap(request: FastifyRequest): Record<string, string | undefined> 
   return out;
 }
 
-function definedHeaders(request: FastifyRequest): Record<string, string> {
+function definedHeaders(headers: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headerMap(request))) if (value !== undefined) out[name] = value;
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = value;
   return out;
 }
 
@@ -52,14 +52,14 @@ function definedHeaders(request: FastifyRequest): Record<string, string> {
  * A LightAbortController's: on Node 20 an AbortController's signal per request costs measurable
  * CPU and memory under load (see packages/core/src/db/abort.ts).
  */
-function requestContext(request: FastifyRequest, reply: FastifyReply): RequestContext {
+function requestContext(request: FastifyRequest, reply: FastifyReply, headers: Record<string, string | undefined>): RequestContext {
   const controller = new LightAbortController();
   const gone = () => {
     if (!reply.raw.writableFinished) controller.abort(new Error("the client closed the connection"));
   };
   reply.raw.once("close", gone);
   if (request.socket?.destroyed) gone();
-  return { signal: controller.signal, ip: clientAddress(request), requestId: request.id, headers: definedHeaders(request) };
+  return { signal: controller.signal, ip: clientAddress(request), requestId: request.id, headers: definedHeaders(headers) };
 }
 
 /**
@@ -101,15 +101,16 @@ export function buildHttpApp(api: GraphqlApi, options: HttpOptions): FastifyInst
 
   const graphql = async (request: FastifyRequest, reply: FastifyReply): Promise<GraphQLResponse> => {
     const body = request.body;
+    const headers = headerMap(request);
     const refused = (error: HasuraError): GraphQLResponse => ({ body: errorBody(error), failed: true });
     let session: Session;
     try {
-      session = await api.resolveSession(headerMap(request), body);
+      session = await api.resolveSession(headers, body);
     } catch (error) {
       if (error instanceof HasuraError) return refused(error);
       throw error;
     }
-    const context = requestContext(request, reply);
+    const context = requestContext(request, reply, headers);
     if (Array.isArray(body)) {
       const tooMany = api.batchError?.(session, body.length);
       if (tooMany) return refused(tooMany);

@@ -4,6 +4,7 @@
  * values authenticates, 401 denies, anything else is an error. `Cache-Control` / `Expires` in the
  * body bound the session.
  */
+import { NOT_FORWARDED as CLIENT_HEADERS_IGNORED } from "../client-headers.js";
 import { webhookInvalidResponse, webhookRequestFailed, webhookUnauthorized } from "../errors.js";
 import { type RequestHeaders, sessionValueText } from "./session-vars.js";
 
@@ -22,20 +23,7 @@ export interface WebhookAnswer {
 
 // Hasura's commonClientHeadersIgnored, plus what fetch refuses to send (hop-by-hop headers).
 const NOT_FORWARDED = new Set([
-  "content-length",
-  "content-md5",
-  "user-agent",
-  "host",
-  "origin",
-  "referer",
-  "accept",
-  "accept-encoding",
-  "accept-language",
-  "accept-datetime",
-  "cache-control",
-  "connection",
-  "dnt",
-  "content-type",
+  ...CLIENT_HEADERS_IGNORED,
   "keep-alive",
   "transfer-encoding",
   "upgrade",

@@ -23,7 +23,7 @@ import {
 import { JsonNumber, jsonText, RawJson } from "../json-number.js";
 import { parseJsonBody } from "../json-parse.js";
 import type { ActionModel, CustomTypesModel, HeaderModel, TypeRef } from "../model/types.js";
-import { fromPostgres } from "../pg-errors.js";
+import { statementFailure } from "../pg-errors.js";
 import type { ActionNode, OutputField } from "../plan/types.js";
 import { PostFailure, type PostResult, postJson } from "./http-post.js";
 
@@ -266,7 +266,7 @@ async function readRelationships(
   const { rows } = await call.db
     .query<{ n: number; ord: string | number; json: string | null }>(statement, { signal: call.signal })
     .catch((error: unknown) => {
-      throw call.signal?.aborted && error === call.signal.reason ? error : fromPostgres(error, "$");
+      throw statementFailure(error, call.signal);
     });
   for (const row of rows) {
     const place = entries[row.n]?.[1][Number(row.ord) - 1];

@@ -12,7 +12,7 @@ import { HasuraError } from "../errors.js";
 import { jsonText, RawJson } from "../json-number.js";
 import { parseJsonBody } from "../json-parse.js";
 import type { Model } from "../model/types.js";
-import { fromPostgres } from "../pg-errors.js";
+import { statementFailure } from "../pg-errors.js";
 import type { ActionNode, AsyncQueryNode } from "../plan/types.js";
 import { ADMIN_ROLE } from "../session.js";
 import { type ActionCall, callHandler, outputJson } from "./action.js";
@@ -24,7 +24,7 @@ function sessionJson(call: ActionCall): string {
 
 async function run<T>(call: Pick<ActionCall, "db" | "signal">, statement: ReturnType<typeof sql>): Promise<T[]> {
   const { rows } = await call.db.query<T>(statement, { signal: call.signal }).catch((error: unknown) => {
-    throw call.signal?.aborted && error === call.signal.reason ? error : fromPostgres(error, "$");
+    throw statementFailure(error, call.signal);
   });
   return rows;
 }

@@ -7,7 +7,7 @@
 import { type Compiled, compile, type Database, ident, join, type Sql, sql, statementName } from "@platform/core";
 import { resolveParams, type SlotInput } from "../compiler/slot.js";
 import { noResultRow } from "../errors.js";
-import { type FailedStatement, fromPostgres } from "../pg-errors.js";
+import { statementFailure } from "../pg-errors.js";
 import type { QueryField } from "../plan/types.js";
 import { type ActionCall, runAction } from "./action.js";
 import { readAsyncAction } from "./async-actions.js";
@@ -55,11 +55,6 @@ export function compileQuery(fields: QueryField[], compileField: (field: DataFie
       constant: f.kind === "typename" ? JSON.stringify(f.typeName) : "null",
     })),
   };
-}
-
-/** A statement's failure with the statement for `internal`; a cancellation stays the signal's reason. */
-export function statementFailure(error: unknown, signal: AbortSignal | undefined, statement: FailedStatement): unknown {
-  return signal?.aborted && error === signal.reason ? error : fromPostgres(error, "$", statement);
 }
 
 /** Runs the plan for one request: the JSON text of each data field, in the plan's order. */

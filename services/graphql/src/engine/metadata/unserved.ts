@@ -1,19 +1,20 @@
 /**
  * Metadata this engine keeps but does not serve yet: remote schema permissions, remote
  * relationships other than a table's to a remote schema (remote/relationships.ts serves those),
- * event triggers, cron triggers, inherited roles and REST endpoints. They are stored and exported as given (replace_metadata, a metadata directory, or the commands in
- * the unserved-*.ts files) and each one is reported as an inconsistent object, with the `type`
- * and `name` Hasura gives it (`moiTypeName` / `moiName` in Hasura's
+ * event triggers, cron triggers, inherited roles and REST endpoints. They are stored and
+ * exported as given (replace_metadata, a metadata directory, or the commands in the
+ * unserved-*.ts files) and each one is reported as an inconsistent object, with the `type` and
+ * `name` Hasura gives it (`moiTypeName` / `moiName` in Hasura's
  * server/src-lib/Hasura/RQL/Types/Metadata/Object.hs) and the definition Hasura reports
  * (server/src-lib/Hasura/RQL/DDL/Schema/Cache.hs). Being unserved never makes replace_metadata
- * fail; drop_inconsistent_metadata removes them, as Hasura drops what it reports.
+ * fail; drop_inconsistent_metadata removes them, as Hasura drops what it reports. Actions whose
+ * types resolve and valid custom types are served (model/build-actions.ts) and not reported;
+ * invalid ones are reported with Hasura's reason.
  *
  * Other top-level keys (query_collections, allowlist, network, backend_configs, opentelemetry,
- * graphql_schema_introspection, metrics_config, ...) are kept as they are and not
- * reported; so are actions whose types resolve and valid custom types, which are
- * served (model/build-actions.ts). Invalid ones are reported with Hasura's reason. Also not
- * reported: Hasura reports none of them as metadata objects of their own, and query
- * collections and the allow list change nothing unless HASURA_GRAPHQL_ENABLE_ALLOWLIST is set.
+ * graphql_schema_introspection, metrics_config, ...) are kept as they are and not reported:
+ * Hasura reports none of them as metadata objects of their own, and query collections and the
+ * allow list change nothing unless HASURA_GRAPHQL_ENABLE_ALLOWLIST is set.
  */
 
 import { remoteRelationshipDefinition, toRemoteSchema } from "../remote/relationships.js";
@@ -80,12 +81,19 @@ function topName(type: string, entry: Json): string {
   return type === "inherited_role" ? `inherited_role inherited role ${nameOf(entry)}` : `${type} ${nameOf(entry)}`;
 }
 
-/** Why an action is not served: Hasura's reason when its types (or the custom types) do not resolve; null when it is served. */
-function actionProblem(entry: Json, metadata: Metadata, catalog: CatalogView | undefined): string | null {
+/** Hasura's reasons for the metadata's custom types (none without a catalog to check them against). */
+function typeProblems(metadata: Metadata, catalog: CatalogView | undefined): string[] {
+  return catalog ? customTypeProblems(metadata.custom_types, metadata, catalog) : [];
+}
+
+/**
+ * Why an action is not served: Hasura's reason when its types do not resolve, or when the custom
+ * types (`types`: their problems) are invalid; null when it is served.
+ */
+function actionProblem(entry: Json, metadata: Metadata, catalog: CatalogView | undefined, types: string[]): string | null {
   const definition = isObject(entry.definition) ? entry.definition : {};
   const problem = catalog ? actionTypeProblem(definition, metadata.custom_types, catalog, nameOf(entry)) : null;
   if (problem !== null) return `Inconsistent object: ${problem}`;
-  const types = catalog ? customTypeProblems(metadata.custom_types, metadata, catalog) : [];
   if (types.length > 0) return `Inconsistent object: ${customTypesReason(types)}`;
   return null;
 }
@@ -121,15 +129,15 @@ function remoteSchemaParts(metadata: Metadata): InconsistentObject[] {
 /** Every unserved object in `metadata`, reported as Hasura reports an inconsistent object. */
 export function unservedInconsistencies(metadata: Metadata, catalog?: CatalogView): InconsistentObject[] {
   const found: InconsistentObject[] = remoteSchemaParts(metadata);
+  const problems = typeProblems(metadata, catalog);
   for (const { key, type, what } of TOP_LISTS) {
     for (const entry of topList(metadata, key)) {
-      const reason = type === "action" ? actionProblem(entry, metadata, catalog) : notServed(what);
+      const reason = type === "action" ? actionProblem(entry, metadata, catalog, problems) : notServed(what);
       if (reason !== null) found.push({ definition: topDefinition(type, entry), name: topName(type, entry), reason, type });
     }
   }
   if (hasCustomTypes(metadata)) {
     // Custom types Hasura would refuse are reported with its reason; valid ones are served.
-    const problems = catalog ? customTypeProblems(metadata.custom_types, metadata, catalog) : [];
     if (problems.length > 0)
       found.push({
         definition: reportedCustomTypes(metadata.custom_types),
@@ -160,9 +168,10 @@ export function unservedInconsistencies(metadata: Metadata, catalog?: CatalogVie
 /** drop_inconsistent_metadata's share: metadata without any unserved object (served actions and custom types stay). */
 export function dropUnserved(metadata: Metadata, catalog: CatalogView): Metadata {
   let next = metadata;
+  const problems = typeProblems(metadata, catalog);
   for (const { key, type } of TOP_LISTS) {
     if (next[key] === undefined) continue;
-    const kept = type === "action" ? topList(next, key).filter((a) => actionProblem(a, metadata, catalog) === null) : [];
+    const kept = type === "action" ? topList(next, key).filter((a) => actionProblem(a, metadata, catalog, problems) === null) : [];
     next = withTopList(next, key, kept);
   }
   // Remote schemas stay (their own inconsistencies are dropped apart); their unserved parts go.
@@ -172,8 +181,7 @@ export function dropUnserved(metadata: Metadata, catalog: CatalogView): Metadata
       "remote_schemas",
       topList(next, "remote_schemas").map((r) => setOrDrop(setOrDrop(r, "permissions", undefined), "remote_relationships", undefined)),
     );
-  if (next.custom_types !== undefined && hasCustomTypes(next) && customTypeProblems(next.custom_types, next, catalog).length > 0)
-    next = setOrDrop(next, "custom_types", undefined);
+  if (next.custom_types !== undefined && hasCustomTypes(next) && problems.length > 0) next = setOrDrop(next, "custom_types", undefined);
   const sources = next.sources.map((source) => ({
     ...source,
     tables: source.tables.map((table) => {

@@ -28,7 +28,6 @@ export function typeRef(written: string): TypeRef {
 function fields(value: unknown): CustomFieldModel[] {
   return list(value).map((f) => ({
     name: String(f.name),
-    type: String(f.type),
     ref: typeRef(String(f.type)),
     description: text(f.description),
   }));
@@ -85,7 +84,6 @@ function action(entry: Json, definition: Json): ActionModel {
     // A query action is always synchronous (Hasura ignores `kind` for it).
     kind: type === "mutation" && definition.kind === "asynchronous" ? "asynchronous" : "synchronous",
     arguments: fields(definition.arguments),
-    outputType: String(definition.output_type),
     output: typeRef(String(definition.output_type)),
     handler: String(definition.handler),
     headers: headers(definition.headers),

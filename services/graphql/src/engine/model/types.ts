@@ -125,10 +125,9 @@ export interface TableModel {
 /** A GraphQL type as written in metadata (`[Int!]!`), read: named or list, each nullable or not. */
 export type TypeRef = { kind: "named"; name: string; nullable: boolean } | { kind: "list"; of: TypeRef; nullable: boolean };
 
-/** A field of a custom type, or an argument of an action: its GraphQL type as written (`[Int!]!`) and read. */
+/** A field of a custom type, or an argument of an action: its GraphQL type, read from how metadata writes it (`[Int!]!`). */
 export interface CustomFieldModel {
   name: string;
-  type: string;
   ref: TypeRef;
   description: string | null;
 }
@@ -177,8 +176,7 @@ export interface ActionModel {
   type: "query" | "mutation";
   kind: "synchronous" | "asynchronous";
   arguments: CustomFieldModel[];
-  /** The output type as written (`[UserId]!`) and read. */
-  outputType: string;
+  /** The output type, read from how metadata writes it (`[UserId]!`). */
   output: TypeRef;
   /** The handler URL, `{{ENV_VAR}}` templates unresolved (Hasura reports the template, not the URL). */
   handler: string;

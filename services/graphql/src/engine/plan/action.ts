@@ -8,7 +8,7 @@ import { fieldNotFound, jsonPath, relationshipMissing, unexpectedField } from ".
 import type { ActionModel } from "../model/types.js";
 import { definitionOf, objectTypeOf, type PlanContext, type SchemaField } from "./context.js";
 import type { Collected } from "./fields.js";
-import { planAggregate, planRowFields, planRows } from "./select.js";
+import { planRelationship } from "./select.js";
 import type { ActionNode, AsyncActionField, AsyncQueryNode, OutputField, Path } from "./types.js";
 
 const at = (path: Path, f: Collected): Path => [...path, "selectionSet", f.responseKey];
@@ -31,14 +31,7 @@ function planOutputFields(ctx: PlanContext, fields: Collected[], type: GraphQLOb
       case "array_rel_aggregate": {
         const rel = object?.relationships.find((r) => r.name === info.rel);
         if (!rel) throw relationshipMissing(info.rel);
-        const target = ctx.table(rel.target);
-        const childType = objectTypeOf(def);
-        const child = ctx.subFields(f, childType);
-        if (info.kind === "object_rel")
-          return { kind: "object_rel", key, rel, target, fields: planRowFields(ctx, target, child, childType, here), path: here };
-        const args = ctx.args(f, def);
-        if (info.kind === "array_rel") return { kind: "array_rel", key, rel, rows: planRows(ctx, target, args, child, childType, here) };
-        return { kind: "array_rel_aggregate", key, rel, aggregate: planAggregate(ctx, target, args, child, childType, here) };
+        return planRelationship(ctx, info.kind, rel, f, def, here);
       }
       default:
         throw unexpectedField(f.name, type.name);

@@ -29,14 +29,7 @@ export function planRowFields(ctx: PlanContext, table: TableModel, fields: Colle
       case "array_rel_aggregate": {
         const rel = table.relationships.get(info.rel);
         if (!rel) throw relationshipMissing(info.rel);
-        const target = ctx.table(rel.target);
-        const childType = objectTypeOf(def);
-        const child = ctx.subFields(f, childType);
-        if (info.kind === "object_rel")
-          return { kind: "object_rel", key, rel, target, fields: planRowFields(ctx, target, child, childType, here), path: here };
-        const args = ctx.args(f, def);
-        if (info.kind === "array_rel") return { kind: "array_rel", key, rel, rows: planRows(ctx, target, args, child, childType, here) };
-        return { kind: "array_rel_aggregate", key, rel, aggregate: planAggregate(ctx, target, args, child, childType, here) };
+        return planRelationship(ctx, info.kind, rel, f, def, here);
       }
       case "computed_scalar":
       case "computed_table": {
@@ -57,6 +50,28 @@ export function planRowFields(ctx: PlanContext, table: TableModel, fields: Colle
         throw unexpectedField(f.name, type.name);
     }
   });
+}
+
+/** A relationship to a table's rows (a table's own, or an action output's): one row, a list, or their aggregate. */
+export function planRelationship<R extends { target: string }>(
+  ctx: PlanContext,
+  kind: "object_rel" | "array_rel" | "array_rel_aggregate",
+  rel: R,
+  f: Collected,
+  def: SchemaField,
+  path: Path,
+):
+  | { kind: "object_rel"; key: string; rel: R; target: TableModel; fields: RowField[]; path: Path }
+  | { kind: "array_rel"; key: string; rel: R; rows: RowsNode }
+  | { kind: "array_rel_aggregate"; key: string; rel: R; aggregate: AggregateNode } {
+  const key = f.responseKey;
+  const target = ctx.table(rel.target);
+  const childType = objectTypeOf(def);
+  const child = ctx.subFields(f, childType);
+  if (kind === "object_rel") return { kind, key, rel, target, fields: planRowFields(ctx, target, child, childType, path), path };
+  const args = ctx.args(f, def);
+  if (kind === "array_rel") return { kind, key, rel, rows: planRows(ctx, target, args, child, childType, path) };
+  return { kind, key, rel, aggregate: planAggregate(ctx, target, args, child, childType, path) };
 }
 
 /** A list of rows: the select arguments and the fields of each row. */

@@ -17,15 +17,13 @@ import {
   type GraphQLOutputType,
   type GraphQLType,
   getNullableType,
-  Kind,
-  parseType,
-  type TypeNode,
 } from "graphql";
 import { selectAccess } from "../model/access.js";
-import type { ActionModel, CustomObjectModel, TableModel } from "../model/types.js";
+import type { ActionModel, CustomObjectModel, TableModel, TypeRef } from "../model/types.js";
 import { ADMIN_ROLE } from "../session.js";
 import type { RoleSchemaBuilder } from "./build.js";
 import type { FieldInfo } from "./field-info.js";
+import { wrappedType } from "./type-ref.js";
 
 const info = (hasura: FieldInfo) => ({ hasura });
 const describe = (description: string | null) => (description ? { description } : {});
@@ -33,13 +31,6 @@ const describe = (description: string | null) => (description ? { description } 
 /** Whether the role may call the action: admin always, others by create_action_permission. */
 export function actionAllowed(action: ActionModel, role: string): boolean {
   return role === ADMIN_ROLE || action.permissions.has(role);
-}
-
-/** A GraphQL type written as text (`[UserId!]!`), its named type resolved by `named`. */
-function wrapped<T extends GraphQLType>(node: TypeNode, named: (name: string) => T): GraphQLType {
-  if (node.kind === Kind.NON_NULL_TYPE) return new GraphQLNonNull(wrapped(node.type, named) as T);
-  if (node.kind === Kind.LIST_TYPE) return new GraphQLList(wrapped(node.type, named));
-  return named(node.name.value);
 }
 
 export class ActionTypes {
@@ -70,12 +61,12 @@ export class ActionTypes {
     return this.builder.scalarNamed(name, this.types.scalars.get(name)?.description ?? null);
   }
 
-  input(text: string): GraphQLInputType {
-    return wrapped(parseType(text), (name) => this.inputNamed(name)) as GraphQLInputType;
+  input(type: TypeRef): GraphQLInputType {
+    return wrappedType(type, (name) => this.inputNamed(name)) as GraphQLInputType;
   }
 
-  output(text: string): GraphQLOutputType {
-    return wrapped(parseType(text), (name) => this.outputNamed(name)) as GraphQLOutputType;
+  output(type: TypeRef): GraphQLOutputType {
+    return wrappedType(type, (name) => this.outputNamed(name)) as GraphQLOutputType;
   }
 
   private inputNamed(name: string): GraphQLType {
@@ -87,7 +78,7 @@ export class ActionTypes {
         new GraphQLInputObjectType({
           name,
           ...describe(input.description),
-          fields: () => Object.fromEntries(input.fields.map((f) => [f.name, { type: this.input(f.type), ...describe(f.description) }])),
+          fields: () => Object.fromEntries(input.fields.map((f) => [f.name, { type: this.input(f.ref), ...describe(f.description) }])),
         }),
     );
   }
@@ -104,7 +95,7 @@ export class ActionTypes {
   private objectFields(object: CustomObjectModel): GraphQLFieldConfigMap<unknown, unknown> {
     const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
     for (const f of object.fields)
-      fields[f.name] = { type: this.output(f.type), ...describe(f.description), extensions: info({ kind: "output_field", field: f.name }) };
+      fields[f.name] = { type: this.output(f.ref), ...describe(f.description), extensions: info({ kind: "output_field", field: f.name }) };
     for (const rel of object.relationships) {
       const target = this.builder.model.tables.get(rel.target) as TableModel;
       const access = selectAccess(target, this.builder.role);
@@ -155,9 +146,9 @@ export class ActionTypes {
       }
       if (action.type !== type) continue;
       const args: GraphQLFieldConfigArgumentMap = {};
-      for (const a of action.arguments) args[a.name] = { type: this.input(a.type), ...describe(a.description) };
+      for (const a of action.arguments) args[a.name] = { type: this.input(a.ref), ...describe(a.description) };
       fields[action.name] = {
-        type: asynchronous ? new GraphQLNonNull(this.builder.scalarNamed("uuid")) : this.output(action.outputType),
+        type: asynchronous ? new GraphQLNonNull(this.builder.scalarNamed("uuid")) : this.output(action.output),
         ...describe(action.description),
         args,
         extensions: info({ kind: "action", action: action.name }),
@@ -183,7 +174,7 @@ export class ActionTypes {
             created_at: field("created_at", new GraphQLNonNull(this.builder.scalarNamed("timestamptz"))),
             errors: field("errors", this.builder.scalarNamed("json")),
             // The output is null until the handler has answered.
-            output: field("output", getNullableType(this.output(action.outputType))),
+            output: field("output", getNullableType(this.output(action.output))),
           }),
         }),
     );

@@ -21,7 +21,6 @@ import {
   GraphQLNonNull,
   GraphQLObjectType,
   type GraphQLOutputType,
-  type GraphQLType,
   GraphQLUnionType,
   getNullableType,
   parseValue,
@@ -41,6 +40,7 @@ import {
 import { ADMIN_ROLE } from "../session.js";
 import type { RoleSchemaBuilder } from "./build.js";
 import type { FieldInfo } from "./field-info.js";
+import { wrappedType } from "./type-ref.js";
 
 const describe = (description: string | null) => (description ? { description } : {});
 
@@ -69,11 +69,6 @@ class RemoteTypes {
     return this.builder.named(customTypeName(this.remote.customizer, name), make);
   }
 
-  private wrap(type: TypeRef, named: (name: string) => GraphQLType): GraphQLType {
-    const inner = type.kind === "named" ? named(type.name) : new GraphQLList(this.wrap(type.of, named));
-    return type.nullable ? inner : new GraphQLNonNull(inner);
-  }
-
   private leaf(name: string): GraphQLNamedType {
     const def = this.def(name);
     if (def?.kind === "ENUM")
@@ -91,7 +86,7 @@ class RemoteTypes {
   }
 
   input(type: TypeRef): GraphQLInputType {
-    return this.wrap(type, (name) => {
+    return wrappedType(type, (name) => {
       const def = this.def(name);
       if (def?.kind !== "INPUT_OBJECT") return this.leaf(name);
       const custom = customTypeName(this.remote.customizer, name);
@@ -114,7 +109,7 @@ class RemoteTypes {
   }
 
   output(type: TypeRef): GraphQLOutputType {
-    return this.wrap(type, (name) => {
+    return wrappedType(type, (name) => {
       const def = this.def(name);
       if (def?.kind === "OBJECT") return this.object(def);
       if (def?.kind === "INTERFACE") return this.interface(def);
