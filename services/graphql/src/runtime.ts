@@ -132,7 +132,7 @@ export class GraphqlRuntime {
   admin(endpoint: MetadataEndpoint, body: unknown): Promise<unknown> {
     const ctx: MetadataContext = {
       store: this.store,
-      remoteSchemas: this.remotes.access(() => this.engine.model),
+      remoteSchemas: this.remotes.access(() => this.engine.model, this.options.remoteSchemaPermissions === true),
       catalog: async () => catalogViewOf(await introspect(this.db)),
       runSql: (args, check) =>
         runSql(this.runner, args, check ? { beforeCommit: async (tx) => check(catalogViewOf(await introspect(tx))) } : {}),

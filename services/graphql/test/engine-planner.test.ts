@@ -75,7 +75,7 @@ describe("planner", () => {
     const root = (mutation ? schema.getMutationType() : schema.getQueryType()) as GraphQLObjectType;
     const fragments: Fragments = {};
     for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
-    const ctx = new PlanContext(suite.model, variables, fragments);
+    const ctx = new PlanContext(suite.model, "admin", variables, fragments);
     return collectFields([operation.selectionSet], root.name, fragments, variables).map((f) =>
       mutation ? planMutationField(ctx, root, f) : planQueryField(ctx, root, f),
     );

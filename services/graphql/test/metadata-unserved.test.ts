@@ -523,7 +523,7 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
   });
 
   describe("remote schema commands", () => {
-    it("add, update, reload and remove remote schemas and their permissions", async () => {
+    it("add, update, reload and remove remote schemas", async () => {
       const add = { type: "add_remote_schema", args: REMOTE_SCHEMA };
       expect(await call(add)).toEqual({ message: "success" });
       // Its headers are read by the same HeaderConf rules as an action's.
@@ -547,29 +547,21 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
         await fail({ type: "add_remote_schema", args: { name: "x", definition: { url: "https://a.test", url_from_env: "URL" } } }),
       ).toMatchObject({ code: "invalid-params", error: "both `url` and `url_from_env` can't be present" });
 
+      // Permissions need HASURA_GRAPHQL_ENABLE_REMOTE_SCHEMA_PERMISSIONS (remote-schema-permissions.test.ts).
       const permission = { remote_schema: "countries", role: "user", definition: { schema: "type Query { country: String }" } };
-      await call({ type: "add_remote_schema_permissions", args: permission });
-      expect(await fail({ type: "add_remote_schema_permissions", args: permission })).toMatchObject({
-        code: "already-exists",
-        error: 'permissions for role: "user" for remote schema:"countries" already exists',
-      });
       expect(
         await fail({ type: "add_remote_schema_permissions", args: { ...permission, role: "x", definition: { schema: "type {" } } }),
       ).toMatchObject({ code: "parse-failed", path: "$.args.definition.schema" });
-      expect(await fail({ type: "add_remote_schema_permissions", args: { ...permission, remote_schema: "nope" } })).toMatchObject({
-        code: "not-exists",
-        error: 'remote schema "nope" doesn\'t exist',
+      expect(await fail({ type: "add_remote_schema_permissions", args: permission })).toMatchObject({
+        code: "constraint-violation",
+        error: "remote schema permissions can only be added when remote schema permissions are enabled in the graphql-engine",
       });
 
       const definition = { url_from_env: "COUNTRIES_URL" };
       await call({ type: "update_remote_schema", args: { name: "countries", definition } });
       expect((await exported()).remote_schemas).toEqual([
         // Stored as Hasura stores a definition: forward_client_headers always there.
-        {
-          name: "countries",
-          definition: { ...definition, forward_client_headers: false },
-          permissions: [{ role: "user", definition: permission.definition }],
-        },
+        { name: "countries", definition: { ...definition, forward_client_headers: false } },
       ]);
       expect(await fail({ type: "update_remote_schema", args: { name: "nope", definition } })).toMatchObject({
         code: "not-exists",
@@ -580,10 +572,6 @@ describe.each(testBackends)("metadata kept but not served, on %s", (backend) => 
         code: "not-exists",
         error: 'remote schema with name "nope" does not exist',
       });
-      // The remote schema is served; its permissions are not.
-      expect(await reportedNames()).toEqual(["remote_schema_permission user permission in remote schema countries"]);
-
-      await call({ type: "drop_remote_schema_permissions", args: { remote_schema: "countries", role: "user" } });
       expect(await fail({ type: "drop_remote_schema_permissions", args: { remote_schema: "countries", role: "user" } })).toMatchObject({
         code: "not-exists",
         error: 'permissions for role: "user" for remote schema:"countries" doesn\'t exist',

@@ -296,7 +296,7 @@ export class Engine {
     if (operation.operation === "mutation") {
       const fragments = fragmentsOf(document);
       const root = schema.getMutationType() as GraphQLObjectType;
-      const planning = new PlanContext(this.model, variables, fragments, operation);
+      const planning = new PlanContext(this.model, session.role, variables, fragments, operation);
       const fields = collectFields([operation.selectionSet], root.name, fragments, variables).map((f) =>
         planMutationField(planning, root, f),
       );
@@ -325,7 +325,7 @@ export class Engine {
       const handled = introspection || fields.some((f) => answeredByHandler(definitionOf(root, f.name)?.info.kind));
       const known = handled || this.joining.get(planKey) === true;
       // Planned with slots for the variables' values: compiled below, the statement serves every request of this shape.
-      const slotPlanning = new PlanContext(this.model, slottedValues, fragments);
+      const slotPlanning = new PlanContext(this.model, session.role, slottedValues, fragments);
       const slotted = known ? [] : fields.map((f) => planQueryField(slotPlanning, root, f));
       // A plan joining remote relationships (executors/remote-joins.ts) is planned with the request's values and run
       // once instead, as those joins happen after its statement; queries without them keep the cached statement.
@@ -335,7 +335,7 @@ export class Engine {
         // Planned with the request's own values and run once: introspection answers from
         // graphql-js, actions from their handlers, the other data fields from one statement,
         // then their remote relationships from one call per relationship.
-        const planning = new PlanContext(this.model, variables, fragments, operation);
+        const planning = new PlanContext(this.model, session.role, variables, fragments, operation);
         const planned = collectFields([operation.selectionSet], root.name, fragments, variables)
           .filter((f) => !f.name.startsWith("__") || f.name === "__typename")
           .map((f) => planQueryField(planning, root, f));

@@ -11,6 +11,7 @@ import type { ClassPlan, TestPlan } from "./fixtures.js";
 import { loadFixture, readFixtureText, shortName } from "./fixtures.js";
 import { InlineFailure, inlineContext } from "./inline.js";
 import { emptyRemoved, mentionsPostgis, postgisSkipReason, type Removed, stripPostgis } from "./postgis.js";
+import { startRemoteSchemaPermsServers } from "./remote-schema-perms-server.js";
 import { type GqlServer, startGqlServer } from "./remote-schemas-server.js";
 import { runCase } from "./run-case.js";
 import { type Reply, type Service, startService, TimeoutError, withTimeout } from "./service.js";
@@ -153,6 +154,7 @@ interface Helpers {
   webhook?: ActionsWebhookServer;
   remoteSchema?: RemoteSchemaServer;
   gqlServer?: GqlServer;
+  permsServers?: Record<string, RemoteSchemaServer>;
   /** The variables pointing at them: the engine's environment gets them, and so does process.env. */
   env: Record<string, string>;
   /** process.env before the class set its variables, to put back afterwards. */
@@ -174,6 +176,7 @@ async function startHelpers(cls: ClassPlan): Promise<Helpers> {
       await helpers.webhook?.close();
       await helpers.remoteSchema?.close();
       await helpers.gqlServer?.close();
+      await Promise.all(Object.values(helpers.permsServers ?? {}).map((s) => s.close()));
       for (const [name, value] of Object.entries(helpers.savedEnv)) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
@@ -190,6 +193,11 @@ async function startHelpers(cls: ClassPlan): Promise<Helpers> {
     if (cls.helpers?.remoteSchemas) {
       helpers.gqlServer = await startGqlServer();
       setEnv(helpers, "REMOTE_SCHEMAS_WEBHOOK_DOMAIN", helpers.gqlServer.url);
+    }
+    // test_remote_schema_permissions.py's graphql_service_1..3: GRAPHQL_SERVICE_1..3.
+    if (cls.helpers?.remoteSchemaPerms) {
+      helpers.permsServers = await startRemoteSchemaPermsServers();
+      for (const [name, server] of Object.entries(helpers.permsServers)) setEnv(helpers, name, server.url);
     }
     // conftest.py's actions_fixture: ACTION_WEBHOOK_HANDLER (read by the actions' handler templates).
     if (cls.helpers?.actionsWebhook) {

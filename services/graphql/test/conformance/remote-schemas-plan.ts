@@ -8,8 +8,8 @@
  * queries/graphql_introspection/introspection_user_role.yaml (not stored). introspection.yaml is
  * not stored either: the standard introspection query (graphql-js getIntrospectionQuery) stands in
  * for it, since those tests only read type names, root field names and argument types from it.
- * test_remote_schema_permissions.py needs remote schema permissions, which the engine does not
- * serve; test_remote_relationships.py needs its remote (remote_schemas/nodejs/index.js), which
+ * test_remote_schema_permissions.py's classes (remote-schema-permissions-plan.ts) run with
+ * them; test_remote_relationships.py needs its remote (remote_schemas/nodejs/index.js), which
  * the fixture set does not store (remote-relationships.test.ts covers the feature): their folders
  * are reported unreferenced.
  */
@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { getIntrospectionQuery, type ObjectValueNode, parseValue, print } from "graphql";
 import { type ClassPlan, FIXTURE_ROOT, type FolderPlan, loadFixture, type TestPlan } from "./fixtures.js";
 import { assertEqual, assertStatus, dig, type InlineContext, InlineFailure, type InlineTest } from "./inline.js";
+import { REMOTE_SCHEMA_PERMISSION_CLASSES, REMOTE_SCHEMA_PERMISSION_FILES } from "./remote-schema-permissions-plan.js";
 import { currentGqlServer } from "./remote-schemas-server.js";
 
 const DIR = "queries/remote_schemas";
@@ -624,14 +625,20 @@ const WEBSOCKET_CLASS = classPlan(
   })),
 );
 
-const CLASSES: ClassPlan[] = [BASIC_CLASS, ...TABLE_CLASSES, WEBSOCKET_CLASS, ...OTHER_CLASSES, ...VALIDATION_CLASSES];
+const CLASSES: ClassPlan[] = [
+  BASIC_CLASS,
+  ...TABLE_CLASSES,
+  WEBSOCKET_CLASS,
+  ...OTHER_CLASSES,
+  ...VALIDATION_CLASSES,
+  ...REMOTE_SCHEMA_PERMISSION_CLASSES,
+];
 
 const STATE_FILES = /\/(setup|teardown|schema_setup|schema_teardown|values_setup|values_teardown)\.yaml$/;
 
 /** The area's folders no test_schema_stitching.py class uses, and why. */
 const OTHER_MODULES: Record<string, string> = {
-  "queries/remote_schemas/permissions":
-    "used by test_remote_schema_permissions.py: remote schema permissions are not served (HASURA_GRAPHQL_ENABLE_REMOTE_SCHEMA_PERMISSIONS)",
+  "queries/remote_schemas/permissions/inheritance": "used by no test module of tests-py at the source commit",
   "queries/remote_schemas/remote_relationships":
     "used by test_remote_relationships.py: its remote (remote_schemas/nodejs/index.js) is not in the fixture set",
   "queries/remote_schemas/validate_data_errors_prioritization":
@@ -644,7 +651,7 @@ export function loadRemoteSchemasPlan(): FolderPlan[] {
     additional_areas?: Record<string, { path: string }[]>;
   };
   const files = (manifest.additional_areas?.["remote schemas and remote relationships"] ?? []).map((f) => f.path);
-  const referenced = new Set(CLASSES.flatMap((c) => c.tests.map((t) => t.file)));
+  const referenced = new Set([...CLASSES.flatMap((c) => c.tests.map((t) => t.file)), ...REMOTE_SCHEMA_PERMISSION_FILES]);
   const folders = new Map<string, FolderPlan>();
   const folderOf = (folder: string): FolderPlan => {
     let plan = folders.get(folder);

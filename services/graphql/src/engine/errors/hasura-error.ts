@@ -15,6 +15,7 @@ export type HasuraCode =
   | "batch-limit-exceeded"
   | "conflict"
   | "constraint-error"
+  | "coercion-error"
   | "constraint-violation"
   | "data-exception"
   | "dependency-error"

@@ -111,3 +111,36 @@ export function remoteErrors(errors: unknown[]): RemoteErrors {
 export function remoteJoinErrors(errors: unknown): HasuraError {
   return new HasuraError("unexpected", "Errors from remote server", "$", 400, { internal: { errors } });
 }
+
+// --- Remote schema permissions (server/src-lib/Hasura/RemoteSchema/MetadataAPI/Permission.hs,
+// server/src-lib/Hasura/RemoteSchema/SchemaCache/Permission.hs, and resolveRemoteVariable in
+// server/src-lib/Hasura/GraphQL/Execute/Remote.hs).
+
+export function remotePermissionsDisabled(): HasuraError {
+  return new HasuraError(
+    "constraint-violation",
+    "remote schema permissions can only be added when remote schema permissions are enabled in the graphql-engine",
+    ARGS,
+  );
+}
+
+export function remotePermissionForAdmin(): HasuraError {
+  return new HasuraError("constraint-violation", "cannot define permission for admin role", ARGS);
+}
+
+/** A role's schema that is not a subset of the remote's, with every reason found (showErrors). */
+export function remotePermissionInvalid(reasons: readonly string[]): HasuraError {
+  const because =
+    reasons.length === 1 ? `because ${reasons[0]}` : `for the following reasons:\n${reasons.map((r) => ` • ${r}\n`).join("")}`;
+  return new HasuraError("validation-failed", `validation for the given role-based schema failed ${because}`, ARGS);
+}
+
+/** A session variable an argument preset reads, missing from the request's session. */
+export function presetSessionVariableMissing(variable: string): HasuraError {
+  return new HasuraError("not-found", `${JSON.stringify(variable)} session variable expected, but not found`, "$");
+}
+
+/** A session variable's value that is not a value of the preset argument's type. */
+export function presetSessionValueInvalid(value: string, what: string): HasuraError {
+  return new HasuraError("coercion-error", `${JSON.stringify(value)} ${what}`, "$");
+}

@@ -3,6 +3,7 @@
  * validation of the document against the role's schema. Paths are Hasura's (`$.query`,
  * `$.selectionSet.author.args`), statuses 400 unless said.
  */
+import { englishList } from "../english-list.js";
 import { type HasuraCode, HasuraError } from "./hasura-error.js";
 
 // --- The HTTP body (server/src-lib/Hasura/Server/App.hs; GQLReq's parser in
@@ -130,12 +131,6 @@ export function misplacedDirective(name: string, location: string, path: string)
     `directive "${name}" is not allowed on ${LOCATIONS[location] ?? location.toLowerCase()}`,
     path,
   );
-}
-
-/** "a", "a and b", "a, b, and c". */
-function englishList(names: readonly string[]): string {
-  if (names.length <= 2) return names.join(" and ");
-  return `${names.slice(0, -1).join(", ")}, and ${names[names.length - 1]}`;
 }
 
 /** Fragments that spread each other, named from the one met again. */

@@ -3,7 +3,7 @@
  * fetch: Hasura reports a handler's response headers with their names as sent (`Content-Type`),
  * which fetch lower-cases, and sends its own User-Agent (`hasura-graphql-engine/<version>`).
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { VERSION } from "../version.js";
 
@@ -55,11 +55,7 @@ export function postJson(
       return;
     }
     const send = secure ? httpsRequest : httpRequest;
-    const request = send(target, {
-      method: "POST",
-      agent: secure ? agents.https : agents.http,
-      headers: { "User-Agent": `hasura-graphql-engine/${VERSION}`, ...headers, "Content-Length": Buffer.byteLength(body) },
-    });
+    let current: ClientRequest | undefined;
     let settled = false;
     const finish = (error: unknown, result?: PostResult) => {
       if (settled) return;
@@ -70,27 +66,45 @@ export function postJson(
       else resolve(result as PostResult);
     };
     const timer = setTimeout(() => {
-      request.destroy();
+      current?.destroy();
       finish(new PostFailure("Response timeout", true));
     }, options.timeoutMs);
     const onAbort = () => {
-      request.destroy();
+      current?.destroy();
       finish(options.signal?.reason);
     };
     options.signal?.addEventListener("abort", onAbort, { once: true });
-    request.on("error", (error) => finish(new PostFailure(error.message, false, { cause: error })));
-    request.on("response", (response: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (c: Buffer) => chunks.push(c));
-      response.on("error", (error) => finish(new PostFailure(error.message, false, { cause: error })));
-      response.on("end", () =>
-        finish(null, {
-          status: response.statusCode ?? 0,
-          headers: pairs(response.rawHeaders),
-          text: Buffer.concat(chunks).toString("utf8"),
-        }),
-      );
-    });
-    request.end(body);
+    const attempt = (mayRetry: boolean) => {
+      const request = send(target, {
+        method: "POST",
+        agent: secure ? agents.https : agents.http,
+        headers: { "User-Agent": `hasura-graphql-engine/${VERSION}`, ...headers, "Content-Length": Buffer.byteLength(body) },
+      });
+      current = request;
+      let answered = false;
+      request.on("error", (error: NodeJS.ErrnoException) => {
+        // A pooled connection the server closed while it was idle fails as soon as it is reused,
+        // before the request reaches the server: it is sent once more on a new connection
+        // (https://nodejs.org/api/http.html#requestreusedsocket).
+        if (mayRetry && !answered && !settled && request.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE"))
+          attempt(false);
+        else finish(new PostFailure(error.message, false, { cause: error }));
+      });
+      request.on("response", (response: IncomingMessage) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        response.on("data", (c: Buffer) => chunks.push(c));
+        response.on("error", (error) => finish(new PostFailure(error.message, false, { cause: error })));
+        response.on("end", () =>
+          finish(null, {
+            status: response.statusCode ?? 0,
+            headers: pairs(response.rawHeaders),
+            text: Buffer.concat(chunks).toString("utf8"),
+          }),
+        );
+      });
+      request.end(body);
+    };
+    attempt(true);
   });
 }

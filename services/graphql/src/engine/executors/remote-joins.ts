@@ -14,6 +14,7 @@ import { parseJsonBody } from "../json-parse.js";
 import type { AggregateNode, MutationField, OutputField, QueryField, RemoteJoinNode, RowField } from "../plan/types.js";
 import { postToRemote } from "../remote/http.js";
 import { joinAlias, joinRequest } from "../remote/join-request.js";
+import { withSessionPresets } from "../remote/session-presets.js";
 import { type RemoteCallContext, renameTypenames } from "./remote.js";
 
 type JsonObject = Record<string, unknown>;
@@ -178,7 +179,8 @@ async function join(node: RemoteJoinNode, rows: JsonObject[], context: RemoteCal
   const session = context.compile.session;
   const caller = { sessionVariables: { ...session.variables, "x-hasura-role": session.role }, clientHeaders: context.clientHeaders };
   const remote = node.rel.remote;
-  const response = await postToRemote(remote.definition, context.env, caller, joinRequest(node, values), context.signal);
+  const request = joinRequest(withSessionPresets(node, session.variables), values);
+  const response = await postToRemote(remote.definition, context.env, caller, request, context.signal);
   let answer: unknown;
   try {
     answer = parseJsonBody(response.text);

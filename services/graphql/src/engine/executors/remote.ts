@@ -14,6 +14,7 @@ import { parseJsonBody } from "../json-parse.js";
 import type { RemoteCall, RemoteNode, TypenameTree } from "../plan/types.js";
 import { postToRemote } from "../remote/http.js";
 import { remoteRequest } from "../remote/request.js";
+import { withSessionPresets } from "../remote/session-presets.js";
 import { customTypeName, type RemoteCustomizer } from "../remote/types.js";
 import type { Session } from "../session.js";
 
@@ -48,8 +49,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** One call: the value the remote answers for the field. */
-async function callRemote(node: RemoteNode, call: RemoteCall, context: RemoteCallContext): Promise<unknown> {
+async function callRemote(node: RemoteNode, planned: RemoteCall, context: RemoteCallContext): Promise<unknown> {
   const session = context.compile.session;
+  const call = withSessionPresets(planned, session.variables);
   const caller = { sessionVariables: { ...session.variables, "x-hasura-role": session.role }, clientHeaders: context.clientHeaders };
   const response = await postToRemote(node.remote.definition, context.env, caller, remoteRequest(node.operation, call), context.signal);
   for (const [name, value] of response.headers) if (name.toLowerCase() === "set-cookie") context.setCookies?.push(value);

@@ -117,13 +117,23 @@ async function prepareReload(metadata: Metadata, args: unknown, remotes: RemoteS
 /** The remote schemas of the metadata a command reads, fetched if they were not. */
 const loadRemotes = async (metadata: Metadata, _args: unknown, remotes: RemoteSchemaAccess) => remotes.load(metadata);
 
+function withoutBrokenPermissions(remote: Json, broken: Set<string>): Json {
+  const permissions = Array.isArray(remote.permissions) ? remote.permissions.filter(isObject) : undefined;
+  if (!permissions) return remote;
+  const name = `permission in remote schema ${String(remote.name)}`;
+  const left = permissions.filter((p) => !broken.has(`remote_schema_permission ${String(p.role)} ${name}`));
+  return left.length === permissions.length ? remote : setOrDrop(remote, "permissions", left);
+}
+
 /** drop_inconsistent_metadata also drops the remote schemas reported inconsistent, as Hasura drops what it reports. */
 const dropInconsistentMetadata: Operation = (metadata, _args, catalog, context) => {
   const broken = new Set((context?.remotes?.inconsistencies(metadata) ?? []).map((o) => o.name));
   const remotes = Array.isArray(metadata.remote_schemas) ? metadata.remote_schemas : undefined;
-  const kept = remotes?.filter((r) => !broken.has(`remote_schema ${String((r as { name?: unknown }).name)}`));
-  const withoutRemotes =
-    kept && kept.length !== remotes?.length ? (setOrDrop(metadata as Json, "remote_schemas", kept) as Metadata) : metadata;
+  // A remote schema that stays loses the permissions reported inconsistent.
+  const kept = remotes
+    ?.filter((r) => !broken.has(`remote_schema ${String((r as { name?: unknown }).name)}`))
+    .map((r) => withoutBrokenPermissions(r as Json, broken));
+  const withoutRemotes = kept && remotes ? (setOrDrop(metadata as Json, "remote_schemas", kept) as Metadata) : metadata;
   // Tables' remote relationships that do not resolve go too (remote/relationships.ts names them).
   const sources = withoutRemotes.sources.map((source) => ({
     ...source,

@@ -1,14 +1,15 @@
 /**
  * Remote schema permission and remote relationship commands, with Hasura's argument shapes and
  * errors (server/src-lib/Hasura/RemoteSchema/MetadataAPI/Permission.hs,
- * server/src-lib/Hasura/RQL/DDL/RemoteRelationship.hs). Remote schema permissions are not served
- * yet (unserved.ts reports them); a table's relationships to a remote schema are
- * (remote/relationships.ts), and one that does not resolve refuses its command.
+ * server/src-lib/Hasura/RQL/DDL/RemoteRelationship.hs). A permission is checked against the
+ * remote's schema before it is added (remote/permission.ts); a table's relationship to a remote
+ * schema (remote/relationships.ts) that does not resolve refuses its command.
  */
 import { parse } from "graphql";
 import {
   notARemoteRelationship,
   objectInconsistent,
+  remotePermissionsDisabled,
   remoteRelationshipNotFound,
   remoteSchemaOfPermissionNotFound,
   remoteSchemaPermissionExists,
@@ -45,7 +46,11 @@ function permissionsOf(metadata: Metadata, schema: string): Json[] {
   return Array.isArray(found.permissions) ? found.permissions.filter(isObject) : [];
 }
 
-export const addRemoteSchemaPermissions: Operation = (metadata, raw) => {
+/**
+ * runAddRemoteSchemaPermissions: refused unless permissions are enabled, for a remote schema not
+ * served, for a role that has one, and for a schema document Hasura would not resolve.
+ */
+export const addRemoteSchemaPermissions: Operation = (metadata, raw, _catalog, context) => {
   const { schema, role, args } = permissionArgs(raw);
   const definitionPath = at(ARGS, "definition");
   const definition = asObject(requireKey(args, "definition", ARGS), definitionPath);
@@ -56,17 +61,23 @@ export const addRemoteSchemaPermissions: Operation = (metadata, raw) => {
     throw parseFailed((error as Error).message, at(definitionPath, "schema"));
   }
   const comment = optionalString(args, "comment", ARGS);
+  const remotes = context?.remotes;
+  if (remotes && !remotes.permissionsEnabled) throw remotePermissionsDisabled();
+  if (remotes && !remotes.served(schema)) throw remoteSchemaOfPermissionNotFound(schema);
   const permissions = permissionsOf(metadata, schema);
   if (permissions.some((p) => p.role === role)) {
     throw remoteSchemaPermissionExists(role, schema);
   }
+  const problem = remotes?.permissionError(schema, role, definition);
+  if (problem) throw problem;
   // Hasura puts the new permission first.
   const permission = { role, definition, ...(comment !== undefined ? { comment } : {}) };
   return success(replaceRemoteSchema(metadata, schema, (r) => ({ ...r, permissions: [permission, ...permissions] })));
 };
 
-export const dropRemoteSchemaPermissions: Operation = (metadata, raw) => {
+export const dropRemoteSchemaPermissions: Operation = (metadata, raw, _catalog, context) => {
   const { schema, role } = permissionArgs(raw);
+  if (context?.remotes && !context.remotes.served(schema)) throw remoteSchemaOfPermissionNotFound(schema);
   const permissions = permissionsOf(metadata, schema);
   if (!permissions.some((p) => p.role === role)) {
     throw remoteSchemaPermissionNotFound(role, schema);

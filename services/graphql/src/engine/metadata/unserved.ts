@@ -1,6 +1,6 @@
 /**
- * Metadata this engine keeps but does not serve yet: remote schema permissions, remote
- * relationships other than a table's to a remote schema (remote/relationships.ts serves those),
+ * Metadata this engine keeps but does not serve yet: remote relationships other than a table's to
+ * a remote schema (remote/relationships.ts serves those),
  * event triggers, cron triggers, inherited roles and REST endpoints. They are stored and
  * exported as given (replace_metadata, a metadata directory, or the commands in the
  * unserved-*.ts files) and each one is reported as an inconsistent object, with the `type` and
@@ -98,22 +98,11 @@ function actionProblem(entry: Json, metadata: Metadata, catalog: CatalogView | u
   return null;
 }
 
-/**
- * A served remote schema's permissions (served only with HASURA_GRAPHQL_ENABLE_REMOTE_SCHEMA_PERMISSIONS,
- * which this engine does not have) and its relationships to other remote schemas, named as
- * Hasura's moiName names them.
- */
+/** A remote schema's relationships to other remote schemas, named as Hasura's moiName names them. */
 function remoteSchemaParts(metadata: Metadata): InconsistentObject[] {
   const found: InconsistentObject[] = [];
   for (const schema of topList(metadata, "remote_schemas")) {
     const name = nameOf(schema);
-    for (const perm of Array.isArray(schema.permissions) ? schema.permissions.filter(isObject) : [])
-      found.push({
-        definition: perm.definition,
-        name: `remote_schema_permission ${String(perm.role)} permission in remote schema ${name}`,
-        reason: notServed("remote schema permissions"),
-        type: "remote_schema_permission",
-      });
     for (const group of Array.isArray(schema.remote_relationships) ? schema.remote_relationships.filter(isObject) : [])
       for (const rel of Array.isArray(group.relationships) ? group.relationships.filter(isObject) : [])
         found.push({
@@ -174,12 +163,12 @@ export function dropUnserved(metadata: Metadata, catalog: CatalogView): Metadata
     const kept = type === "action" ? topList(next, key).filter((a) => actionProblem(a, metadata, catalog, problems) === null) : [];
     next = withTopList(next, key, kept);
   }
-  // Remote schemas stay (their own inconsistencies are dropped apart); their unserved parts go.
+  // Remote schemas stay (their own inconsistencies are dropped apart); their relationships to other remote schemas go.
   if (next.remote_schemas !== undefined)
     next = withTopList(
       next,
       "remote_schemas",
-      topList(next, "remote_schemas").map((r) => setOrDrop(setOrDrop(r, "permissions", undefined), "remote_relationships", undefined)),
+      topList(next, "remote_schemas").map((r) => setOrDrop(r, "remote_relationships", undefined)),
     );
   if (next.custom_types !== undefined && hasCustomTypes(next) && problems.length > 0) next = setOrDrop(next, "custom_types", undefined);
   const sources = next.sources.map((source) => ({

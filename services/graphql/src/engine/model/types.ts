@@ -205,8 +205,7 @@ export interface Model {
   remoteRelationships?: Map<string, RemoteRelationshipModel[]>;
   /**
    * HASURA_GRAPHQL_ENABLE_REMOTE_SCHEMA_PERMISSIONS: a role other than admin sees a remote schema
-   * only through a permission of its own. This engine does not serve those permissions yet, so
-   * with the setting on such roles see no remote schema at all (never more than Hasura shows them).
+   * only through a permission of its own (remote/permission.ts remoteView).
    */
   remoteSchemaPermissions?: boolean;
 }

@@ -1,4 +1,4 @@
-/** What planning one operation reads: the model, the request's variables (or their slots) and the document's fragments. */
+/** What planning one operation reads: the model, the role, the request's variables (or their slots) and the document's fragments. */
 import { type GraphQLField, type GraphQLObjectType, getNamedType, isObjectType, type OperationDefinitionNode } from "graphql";
 import { noSelectionSet, untrackedTable } from "../errors.js";
 import type { Model, TableModel } from "../model/types.js";
@@ -12,6 +12,8 @@ export type SchemaField = GraphQLField<unknown, unknown>;
 export class PlanContext {
   constructor(
     readonly model: Model,
+    /** The session's role: what it sees of remote schemas (their permissions' views and presets). */
+    readonly role: string,
     readonly variables: Variables,
     readonly fragments: Fragments,
     /** The operation planned: remote schemas are sent its name and the definitions of the variables they use. */

@@ -9,7 +9,6 @@
  * the namespace is a call of its own and its `__typename` is answered here.
  */
 import {
-  type ArgumentNode,
   type FieldNode,
   type GraphQLObjectType,
   Kind,
@@ -21,10 +20,12 @@ import {
 } from "graphql";
 import { remoteSchemaMissing } from "../errors.js";
 import type { TypeRef } from "../model/types.js";
+import { remotePathField, remoteView } from "../remote/permission.js";
 import type { RemoteRelationshipModel } from "../remote/relationships.js";
-import type { RemoteCustomizer, RemoteSchemaModel } from "../remote/types.js";
+import type { RemoteCustomizer, RemoteFieldDef, RemoteIntrospection, RemoteSchemaModel } from "../remote/types.js";
 import { definitionOf, objectTypeOf, type PlanContext } from "./context.js";
 import { type Collected, included } from "./fields.js";
+import { RemoteArguments } from "./remote-args.js";
 import type { Path, RemoteCall, RemoteJoinNode, RemoteNode, TypenameNode, TypenameTree } from "./types.js";
 
 const name = (value: string): NameNode => ({ kind: Kind.NAME, value });
@@ -48,16 +49,26 @@ function reverse(c: RemoteCustomizer): Reverse {
   return found;
 }
 
-/** Walks selections of our schema into the remote's, noting variables and `__typename`s. */
+/** What the planning role sees of `remote` (its schema had the field, so it sees the remote). */
+function viewOf(ctx: PlanContext, remote: RemoteSchemaModel): RemoteIntrospection {
+  const view = remoteView(remote, ctx.role, ctx.model.remoteSchemaPermissions);
+  if (!view) throw remoteSchemaMissing(remote.name);
+  return view;
+}
+
+/** Walks selections of our schema into the remote's, noting variables and `__typename`s, adding the role's presets. */
 class Translator {
   readonly variables = new Set<string>();
   private readonly names: Reverse;
+  readonly arguments: RemoteArguments;
 
   constructor(
     private readonly ctx: PlanContext,
-    private readonly remote: RemoteSchemaModel,
+    remote: RemoteSchemaModel,
+    readonly view: RemoteIntrospection,
   ) {
     this.names = reverse(remote.customizer);
+    this.arguments = new RemoteArguments(view, ctx.variables, (value) => this.noteVariables(value));
   }
 
   private typeName(ours: string): string {
@@ -69,23 +80,17 @@ class Translator {
     return this.names.fields.get(parent)?.get(field) ?? field;
   }
 
-  /** The remote's name of the type a field of `parent` returns. */
-  fieldType(parent: string, field: string): string | null {
-    const def = this.remote.introspection.types.get(parent);
-    if (def?.kind !== "OBJECT" && def?.kind !== "INTERFACE") return null;
-    const f = def.fields.find((x) => x.name === field);
-    return f ? baseName(f.type) : null;
+  /** The field `field` of the remote's type `parent`, as the role sees it. */
+  fieldDef(parent: string, field: string): RemoteFieldDef | undefined {
+    const def = this.view.types.get(parent);
+    if (def?.kind !== "OBJECT" && def?.kind !== "INTERFACE") return undefined;
+    return def.fields.find((x) => x.name === field);
   }
 
   private noteVariables(value: ValueNode): void {
     if (value.kind === Kind.VARIABLE) this.variables.add(value.name.value);
     else if (value.kind === Kind.LIST) for (const v of value.values) this.noteVariables(v);
     else if (value.kind === Kind.OBJECT) for (const f of value.fields) this.noteVariables(f.value);
-  }
-
-  args(args: readonly ArgumentNode[] | undefined): ArgumentNode[] {
-    for (const a of args ?? []) this.noteVariables(a.value);
-    return [...(args ?? [])];
   }
 
   /** The selections sent for `selections` on the remote's type `parent`; `tree` gets their `__typename`s. */
@@ -116,19 +121,20 @@ class Translator {
       return { kind: Kind.FIELD, ...(node.alias ? { alias: node.alias } : {}), name: name("__typename") };
     }
     const remoteName = this.fieldName(parent, node.name.value);
-    return this.sent(node, key, remoteName, node.selectionSet?.selections ?? [], this.fieldType(parent, remoteName), tree);
+    return this.sent(node, key, remoteName, node.selectionSet?.selections ?? [], this.fieldDef(parent, remoteName), tree);
   }
 
-  /** The field `remoteName` sent, aliased to `key` when they differ, with its selections on `type`. */
+  /** The field `remoteName` (`def` in the view) sent, aliased to `key` when they differ, with its selections. */
   sent(
     node: FieldNode,
     key: string,
     remoteName: string,
     selections: readonly SelectionNode[],
-    type: string | null,
+    def: RemoteFieldDef | undefined,
     tree: TypenameTree,
   ): FieldNode {
     let selectionSet: FieldNode["selectionSet"];
+    const type = def ? baseName(def.type) : null;
     if (selections.length > 0 && type !== null) {
       const existing = tree.get(key);
       const child: TypenameTree = existing instanceof Map ? existing : new Map();
@@ -139,7 +145,7 @@ class Translator {
       kind: Kind.FIELD,
       ...(key !== remoteName ? { alias: name(key) } : {}),
       name: name(remoteName),
-      arguments: this.args(node.arguments),
+      arguments: this.arguments.field(node.arguments, def),
       ...(selectionSet ? { selectionSet } : {}),
     };
   }
@@ -151,10 +157,10 @@ class Translator {
     return { kind: Kind.NON_NULL_TYPE, type: this.typeNode(type.type) as Exclude<TypeNode, { kind: Kind.NON_NULL_TYPE }> };
   }
 
-  /** The definitions and values of the variables noted. */
+  /** The definitions and values of the variables noted, and of those made for the role's presets. */
   variableDefinitions(): { definitions: VariableDefinitionNode[]; values: Record<string, unknown> } {
-    const definitions: VariableDefinitionNode[] = [];
-    const values: Record<string, unknown> = {};
+    const definitions: VariableDefinitionNode[] = [...this.arguments.definitions];
+    const values: Record<string, unknown> = { ...this.arguments.values };
     for (const def of this.ctx.operation?.variableDefinitions ?? []) {
       const variable = def.variable.name.value;
       if (!this.variables.has(variable)) continue;
@@ -168,10 +174,10 @@ class Translator {
 
 /** One call to the remote: `field` as its root field `remoteName` of the remote's root type `root`. */
 function remoteCall(ctx: PlanContext, remote: RemoteSchemaModel, root: string, remoteName: string, field: Collected): RemoteCall {
-  const translator = new Translator(ctx, remote);
+  const translator = new Translator(ctx, remote, viewOf(ctx, remote));
   const typenames: TypenameTree = new Map();
   const selections = field.selections.flatMap((s) => s.selections);
-  const sent = translator.sent(field.node, field.responseKey, remoteName, selections, translator.fieldType(root, remoteName), typenames);
+  const sent = translator.sent(field.node, field.responseKey, remoteName, selections, translator.fieldDef(root, remoteName), typenames);
   const { definitions, values } = translator.variableDefinitions();
   return {
     kind: "remote_call",
@@ -181,6 +187,7 @@ function remoteCall(ctx: PlanContext, remote: RemoteSchemaModel, root: string, r
     values,
     operationName: ctx.operation?.name?.value ?? null,
     typenames,
+    sessionPresets: [...translator.arguments.sessionPresets.values()],
   };
 }
 
@@ -196,8 +203,8 @@ export function planRemoteField(
   if (!found || (info?.kind !== "remote" && info?.kind !== "remote_namespace")) return undefined;
   const remote = ctx.model.remoteSchemas?.find((r) => r.name === info.remote);
   if (!remote) throw remoteSchemaMissing(info.remote);
-  const { introspection } = remote;
-  const rootType = (operation === "query" ? introspection.queryRoot : introspection.mutationRoot) ?? introspection.queryRoot;
+  const view = viewOf(ctx, remote);
+  const rootType = (operation === "query" ? view.queryRoot : view.mutationRoot) ?? view.queryRoot;
   const node = { kind: "remote" as const, key: field.responseKey, remote, operation, path: ["selectionSet", field.responseKey] };
   if (info.kind === "remote") return { ...node, namespaced: false, fields: [remoteCall(ctx, remote, rootType, info.field, field)] };
   const type = objectTypeOf(found.def);
@@ -219,11 +226,13 @@ export function selectsRemoteField(root: GraphQLObjectType, fields: Collected[])
 
 /** A table's remote relationship selected on a row: its field as the remote is sent it, without the fixed arguments. */
 export function planRemoteJoin(ctx: PlanContext, rel: RemoteRelationshipModel, field: Collected, path: Path): RemoteJoinNode {
-  const translator = new Translator(ctx, rel.remote);
+  const view = viewOf(ctx, rel.remote);
+  const translator = new Translator(ctx, rel.remote, view);
   const typenames: TypenameTree = new Map();
   const selections = field.selections.flatMap((s) => s.selections);
   const remoteName = rel.field.name;
-  const sent = translator.sent(field.node, remoteName, remoteName, selections, baseName(rel.field.type), typenames);
+  const sent = translator.sent(field.node, remoteName, remoteName, selections, remotePathField(view, rel.path) ?? rel.field, typenames);
   const { definitions, values } = translator.variableDefinitions();
-  return { kind: "remote_rel", key: field.responseKey, rel, field: sent, variables: definitions, values, typenames, path };
+  const sessionPresets = [...translator.arguments.sessionPresets.values()];
+  return { kind: "remote_rel", key: field.responseKey, rel, field: sent, variables: definitions, values, typenames, path, sessionPresets };
 }

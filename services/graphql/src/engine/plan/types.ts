@@ -78,6 +78,8 @@ export interface RemoteJoinNode {
   /** `__typename`s of the answer, under the field's own name. */
   typenames: TypenameTree;
   path: Path;
+  /** Variables filled from the session when the call is made. */
+  sessionPresets: SessionPreset[];
 }
 
 /** A field of an aggregate object. */
@@ -142,6 +144,16 @@ export interface AsyncQueryNode {
 export type TypenameTree = Map<string, TypenameTree | "typename">;
 
 /** One request to a remote schema: one of its root fields, in the remote's own names. */
+/** A session variable an argument preset reads, sent as the variable `name` of the remote's type `type` (non-null). */
+export interface SessionPreset {
+  name: string;
+  /** The session variable, lower case (`x-hasura-user-id`). */
+  variable: string;
+  type: string;
+  /** The enum's values, when `type` is an enum. */
+  enumValues: string[] | null;
+}
+
 export interface RemoteCall {
   kind: "remote_call";
   /** The response key (in our answer and in the remote's: the field is aliased to it). */
@@ -154,6 +166,8 @@ export interface RemoteCall {
   /** The request's operation name, which the remote's operation is given too. */
   operationName: string | null;
   typenames: TypenameTree;
+  /** Variables filled from the session when the call is made. */
+  sessionPresets: SessionPreset[];
 }
 
 /**

@@ -79,9 +79,8 @@ function remoteShape(remote: RemoteSchemaModel, def: RemoteTypeDef): Shape {
 
 const baseName = (t: TypeRef): string => (t.kind === "named" ? t.name : baseName(t.of));
 
-/** The remote's types our schema shows (their own names): those reachable from its served root types. */
-export function reachableTypes(remote: RemoteSchemaModel): Set<string> {
-  const { introspection } = remote;
+/** The remote's types our schema shows (their own names): those reachable from its served root types (in a role's view of it). */
+export function reachableTypes(remote: RemoteSchemaModel, introspection = remote.introspection): Set<string> {
   const found = new Set<string>();
   const visit = (name: string) => {
     const def = introspection.types.get(name);

@@ -18,6 +18,7 @@ import { remoteRootNames, TakenNames } from "./conflicts.js";
 import { fetchKey, readDefinition } from "./definition.js";
 import { fetchIntrospection, servable } from "./fetch.js";
 import type { Env } from "./http.js";
+import { rolePermissionView } from "./permission.js";
 import { type RemoteRelationshipModel, resolveRemoteRelationships } from "./relationships.js";
 import type { RemoteIntrospection, RemoteSchemaModel } from "./types.js";
 
@@ -43,6 +44,21 @@ function reported(entry: Json): Json {
     permissions: Array.isArray(permissions) ? permissions : [],
     remote_relationships: Array.isArray(remote_relationships) ? remote_relationships : [],
   };
+}
+
+/** Hasura's report of a remote schema permission that does not resolve (MORemoteSchemaPermissions). */
+function permissionInconsistency(schema: string, permission: Json, reason: string): InconsistentObject {
+  const { role, definition, comment } = permission;
+  return {
+    definition: { remote_schema: schema, role, definition, comment: comment ?? null },
+    name: `remote_schema_permission ${String(role)} permission in remote schema ${schema}`,
+    reason: `Inconsistent object: ${reason}`,
+    type: "remote_schema_permission",
+  };
+}
+
+function permissionEntries(entry: Json): Json[] {
+  return Array.isArray(entry.permissions) ? entry.permissions.filter(isObject) : [];
 }
 
 export function remoteInconsistency(entry: Json, reason: string, internal?: unknown): InconsistentObject {
@@ -72,6 +88,12 @@ export interface RemoteSchemaAccess {
   inconsistencies(metadata: Metadata): InconsistentObject[];
   /** The root field names the remote schemas served now add to query_root and mutation_root. */
   rootFieldNames(): Set<string>;
+  /** HASURA_GRAPHQL_ENABLE_REMOTE_SCHEMA_PERMISSIONS: add_remote_schema_permissions is refused without it. */
+  permissionsEnabled: boolean;
+  /** The remote schema served now by that name. */
+  served(name: string): RemoteSchemaModel | undefined;
+  /** Hasura's error for a permission `definition` of `role` on the served remote `name`, if it does not resolve. */
+  permissionError(name: string, role: string, definition: unknown): HasuraError | undefined;
 }
 
 export class RemoteSchemaRegistry {
@@ -80,6 +102,8 @@ export class RemoteSchemaRegistry {
   private readonly checked = new Map<string, { fetched: Fetched; outcome: RemoteOutcome }>();
   /** The database objects' own admin schema, per model (the metadata commands check against the one served). */
   private readonly localSchemas = new WeakMap<Model, GraphQLSchema>();
+  /** Each remote's permissions resolved, per (role, definition), for as long as its fetched schema is kept. */
+  private readonly views = new WeakMap<RemoteSchemaModel, Map<string, ReturnType<typeof rolePermissionView>>>();
 
   constructor(private readonly env: () => Env) {}
 
@@ -153,9 +177,44 @@ export class RemoteSchemaRegistry {
     return outcome;
   }
 
+  /** A role's view of a served remote from its permission's definition, resolved once per definition. */
+  private view(remote: RemoteSchemaModel, role: string, definition: unknown): ReturnType<typeof rolePermissionView> {
+    let known = this.views.get(remote);
+    if (!known) {
+      known = new Map();
+      this.views.set(remote, known);
+    }
+    const key = JSON.stringify([role, definition]);
+    let view = known.get(key);
+    if (!view) {
+      view = rolePermissionView(remote.introspection, role, definition);
+      known.set(key, view);
+    }
+    return view;
+  }
+
+  /** The remote with its roles' views; the permissions that do not resolve are reported. */
+  private withPermissions(entry: Json, remote: RemoteSchemaModel, inconsistent: InconsistentObject[]): RemoteSchemaModel {
+    const permissions = new Map<string, RemoteIntrospection>();
+    for (const permission of permissionEntries(entry)) {
+      const view = this.view(remote, String(permission.role), permission.definition);
+      if (view instanceof HasuraError) inconsistent.push(permissionInconsistency(remote.name, permission, view.message));
+      else permissions.set(String(permission.role), view);
+    }
+    return permissions.size > 0 ? { ...remote, permissions } : remote;
+  }
+
   /** This registry seen from the metadata commands, against the model `served` gives. */
-  access(served: () => Model): RemoteSchemaAccess {
+  access(served: () => Model, permissionsEnabled = false): RemoteSchemaAccess {
+    const servedRemote = (name: string) => served().remoteSchemas?.find((r) => r.name === name);
     return {
+      permissionsEnabled,
+      served: servedRemote,
+      permissionError: (name, role, definition) => {
+        const remote = servedRemote(name);
+        const view = remote ? this.view(remote, role, definition) : undefined;
+        return view instanceof HasuraError ? view : undefined;
+      },
       fetch: (entry, force) => this.fetch(entry, force),
       load: (metadata, refetch) => this.load(metadata, refetch),
       inconsistencies: (metadata) => this.resolve(metadata, served()).inconsistent,
@@ -208,7 +267,9 @@ export class RemoteSchemaRegistry {
         else inconsistent.push(remoteInconsistency(entry, problem));
       }
     } else served.push(...accepted.map((a) => a.remote));
-    return this.withRelationships(metadata, model, served, inconsistent);
+    const entryOf = new Map(accepted.map((a) => [a.remote, a.entry]));
+    const permitted = served.map((remote) => this.withPermissions(entryOf.get(remote) as Json, remote, inconsistent));
+    return this.withRelationships(metadata, model, permitted, inconsistent);
   }
 
   /** The tables' remote relationships resolved against the remote schemas served; those that do not resolve are reported. */

@@ -4,7 +4,20 @@
  * how its names are customized, and how it is called
  * (https://hasura.io/docs/latest/remote-schemas/overview/).
  */
+import type { ConstValueNode } from "graphql";
 import type { HeaderModel, TypeRef } from "../model/types.js";
+
+/**
+ * The value a role's remote schema permission presets an argument or input field to (its
+ * `@preset(value: ...)` directive, https://hasura.io/docs/2.0/remote-schemas/auth/remote-schema-permissions/#argument-presets):
+ * a literal, a session variable read when the remote is called (its type's name, and the enum's
+ * values when it is an enum), or a list or input object of those.
+ */
+export type PresetValue =
+  | { kind: "literal"; value: ConstValueNode }
+  | { kind: "session"; variable: string; type: string; enumValues: string[] | null }
+  | { kind: "list"; values: PresetValue[] }
+  | { kind: "object"; fields: Array<{ name: string; value: PresetValue }> };
 
 /** An argument or an input object's field; `defaultValue` is GraphQL literal text, as introspection gives it. */
 export interface RemoteInputValue {
@@ -12,6 +25,8 @@ export interface RemoteInputValue {
   description: string | null;
   type: TypeRef;
   defaultValue: string | null;
+  /** Set in a role's view: the role may not give this value, the engine sends the preset. */
+  preset?: PresetValue;
 }
 
 export interface RemoteFieldDef {
@@ -35,6 +50,8 @@ export interface RemoteIntrospection {
   queryRoot: string;
   mutationRoot: string | null;
   subscriptionRoot: string | null;
+  /** A role's view with at least one `@preset`: its requests need their arguments rewritten. */
+  presets?: boolean;
 }
 
 /** The `customization` of a remote schema definition, as given. */
@@ -69,6 +86,8 @@ export interface RemoteSchemaModel {
   definition: RemoteSchemaDefinition;
   introspection: RemoteIntrospection;
   customizer: RemoteCustomizer;
+  /** Each role's view of the remote, from its remote schema permission (remote/permission.ts). */
+  permissions?: Map<string, RemoteIntrospection>;
 }
 
 /** The customized name of one of the remote's types. */

@@ -1,11 +1,15 @@
 /**
- * Remote schemas in a role's schema (https://hasura.io/docs/latest/remote-schemas/overview/): every
- * role sees every served remote schema whole, as Hasura does while remote schema permissions are
- * off. Its query, mutation and subscription fields join ours (or sit under its
- * `root_fields_namespace`), and its types are made again here with their customized names:
- * objects, interfaces, unions, enums, input objects, scalars (GraphQL's own stay ours; others pass
- * values through). Root fields carry `extensions.hasura` naming the remote and the remote's own
- * field name; the planner (plan/remote.ts) maps the other names back.
+ * Remote schemas in a role's schema (https://hasura.io/docs/latest/remote-schemas/overview/). A
+ * role sees a remote as remote/permission.ts's remoteView gives it: whole, or, with remote schema
+ * permissions on, as its permission's schema document declares it (none when it has no
+ * permission). Arguments and input fields preset for the role are not in its schema (the engine
+ * sends their values), nor is an input object whose every field is (Hasura's argumentsParser and
+ * remoteInputObjectParser, server/src-lib/Hasura/GraphQL/Schema/Remote.hs). The remote's query,
+ * mutation and subscription fields join ours (or sit under its `root_fields_namespace`), and its
+ * types are made again here with their customized names: objects, interfaces, unions, enums,
+ * input objects, scalars (GraphQL's own stay ours; others pass values through). Root fields carry
+ * `extensions.hasura` naming the remote and the remote's own field name; the planner
+ * (plan/remote.ts) maps the other names back.
  */
 
 import {
@@ -29,15 +33,16 @@ import {
 import { tableLabel } from "../errors.js";
 import type { TableModel, TypeRef } from "../model/types.js";
 import { reachableTypes } from "../remote/conflicts.js";
+import { remotePathField, remoteView } from "../remote/permission.js";
 import {
   customFieldName,
   customTypeName,
   type RemoteFieldDef,
   type RemoteInputValue,
+  type RemoteIntrospection,
   type RemoteSchemaModel,
   type RemoteTypeDef,
 } from "../remote/types.js";
-import { ADMIN_ROLE } from "../session.js";
 import type { RoleSchemaBuilder } from "./build.js";
 import type { FieldInfo } from "./field-info.js";
 import { wrappedType } from "./type-ref.js";
@@ -55,14 +60,43 @@ function resolveType(value: unknown): string | undefined {
   return typeof name === "string" ? name : undefined;
 }
 
+const baseName = (t: TypeRef): string => (t.kind === "named" ? t.name : baseName(t.of));
+
 class RemoteTypes {
+  /** Input objects of the view with no field the role may give (every one preset, or of such a type). */
+  private readonly emptyInputs = new Map<string, boolean>();
+
   constructor(
     private readonly builder: RoleSchemaBuilder,
     private readonly remote: RemoteSchemaModel,
+    /** What the role sees of the remote. */
+    readonly view: RemoteIntrospection,
   ) {}
 
   private def(name: string): RemoteTypeDef | undefined {
-    return this.remote.introspection.types.get(name);
+    return this.view.types.get(name);
+  }
+
+  /** An argument or input field the role does not give: preset, or of an input object it can give nothing of. */
+  hidden(value: RemoteInputValue): boolean {
+    return value.preset !== undefined || this.emptyInput(baseName(value.type));
+  }
+
+  private emptyInput(name: string): boolean {
+    const known = this.emptyInputs.get(name);
+    if (known !== undefined) return known;
+    const def = this.def(name);
+    if (def?.kind !== "INPUT_OBJECT" || !this.view.presets) return false;
+    // A type met again while deciding is taken to have fields: it then has a field that is not preset.
+    this.emptyInputs.set(name, false);
+    const empty = def.fields.every((f) => this.hidden(f));
+    this.emptyInputs.set(name, empty);
+    return empty;
+  }
+
+  /** The arguments (or input fields) of `values` the role gives. */
+  shown(values: RemoteInputValue[]): RemoteInputValue[] {
+    return this.view.presets ? values.filter((v) => !this.hidden(v)) : values;
   }
 
   private named<T extends Named>(name: string, make: () => T): T {
@@ -96,7 +130,7 @@ class RemoteTypes {
           new GraphQLInputObjectType({
             name: custom,
             ...describe(def.description),
-            fields: () => Object.fromEntries(def.fields.map((f) => [f.name, this.inputValue(f)])),
+            fields: () => Object.fromEntries(this.shown(def.fields).map((f) => [f.name, this.inputValue(f)])),
           }),
       );
     }) as GraphQLInputType;
@@ -159,7 +193,7 @@ class RemoteTypes {
   /** The objects implementing the remote's interfaces our schema shows: fragments may name them. */
   members(): GraphQLObjectType[] {
     const objects: GraphQLObjectType[] = [];
-    for (const name of reachableTypes(this.remote)) {
+    for (const name of reachableTypes(this.remote, this.view)) {
       const def = this.def(name);
       if (def?.kind !== "INTERFACE") continue;
       for (const member of def.possibleTypes) {
@@ -172,7 +206,7 @@ class RemoteTypes {
 
   field(f: RemoteFieldDef, info?: FieldInfo): GraphQLFieldConfig<unknown, unknown> {
     const args: GraphQLFieldConfigArgumentMap = {};
-    for (const a of f.args) args[a.name] = this.inputValue(a);
+    for (const a of this.shown(f.args)) args[a.name] = this.inputValue(a);
     return { type: this.output(f.type), ...describe(f.description), args, ...(info ? { extensions: { hasura: info } } : {}) };
   }
 
@@ -182,7 +216,8 @@ class RemoteTypes {
 
   /** The remote's fields of one of our root types: its root type's fields, or its namespace field. */
   rootFields(operation: "query" | "mutation" | "subscription"): GraphQLFieldConfigMap<unknown, unknown> {
-    const { introspection, customizer, name } = this.remote;
+    const { customizer, name } = this.remote;
+    const introspection = this.view;
     const rootName =
       operation === "query"
         ? introspection.queryRoot
@@ -216,10 +251,10 @@ export function remoteRootFields(
 ): { fields: GraphQLFieldConfigMap<unknown, unknown>; types: GraphQLObjectType[] } {
   const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
   const types: GraphQLObjectType[] = [];
-  // Remote schema permissions on: without serving them, only the admin sees remote schemas (model/types.ts).
-  if (builder.model.remoteSchemaPermissions && builder.role !== ADMIN_ROLE) return { fields, types };
   for (const remote of builder.model.remoteSchemas ?? []) {
-    const remoteTypes = new RemoteTypes(builder, remote);
+    const view = remoteView(remote, builder.role, builder.model.remoteSchemaPermissions);
+    if (!view) continue;
+    const remoteTypes = new RemoteTypes(builder, remote, view);
     const own = remoteTypes.rootFields(operation);
     Object.assign(fields, own);
     if (Object.keys(own).length > 0) types.push(...remoteTypes.members());
@@ -240,15 +275,18 @@ export function remoteRelationshipFields(
   columns: ReadonlySet<string>,
 ): GraphQLFieldConfigMap<unknown, unknown> {
   const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
-  if (builder.model.remoteSchemaPermissions && builder.role !== ADMIN_ROLE) return fields;
   for (const rel of builder.model.remoteRelationships?.get(table.key) ?? []) {
     if (!rel.lhs.every((c) => columns.has(c))) continue;
-    const types = new RemoteTypes(builder, rel.remote);
-    const config = types.field(rel.field, { kind: "remote_rel", rel: rel.name });
+    const view = remoteView(rel.remote, builder.role, builder.model.remoteSchemaPermissions);
+    // With remote schema permissions, the role reaches the relationship's field through its own view, or not at all.
+    const field = view ? remotePathField(view, rel.path) : undefined;
+    if (!view || !field) continue;
+    const types = new RemoteTypes(builder, rel.remote, view);
+    const config = types.field(field, { kind: "remote_rel", rel: rel.name });
     const fixed = rel.path[rel.path.length - 1]?.arguments ?? {};
     const suffix = `_remote_rel_${tableLabel(table).replace(/[^A-Za-z0-9_]/g, "_")}${rel.name}`;
     const args: GraphQLFieldConfigArgumentMap = {};
-    for (const arg of rel.field.args) {
+    for (const arg of types.shown(field.args)) {
       const stripped = strippedInput(builder, types, rel.remote, arg, fixed[arg.name], suffix);
       if (stripped) args[arg.name] = stripped;
     }
@@ -291,11 +329,11 @@ function strippedType(
     return inner ? wrap(new GraphQLList(inner)) : null;
   }
   if (fixedValue === null || typeof fixedValue !== "object" || type.kind !== "named") return null;
-  const def = remote.introspection.types.get(type.name);
+  const def = types.view.types.get(type.name);
   if (def?.kind !== "INPUT_OBJECT") return null;
   const fixed = fixedValue as Record<string, unknown>;
   const fields: Record<string, ReturnType<RemoteTypes["inputValue"]>> = {};
-  for (const f of def.fields) {
+  for (const f of types.shown(def.fields)) {
     const stripped = strippedInput(builder, types, remote, f, fixed[f.name], suffix);
     if (stripped) fields[f.name] = stripped;
   }

@@ -1,0 +1,68 @@
+/**
+ * Remote schema permissions (https://hasura.io/docs/2.0/remote-schemas/auth/remote-schema-permissions/):
+ * a role's view of a remote schema is the schema document its permission gives, checked against
+ * the remote's own schema (permission-validate.ts) as Hasura's resolveRoleBasedRemoteSchema
+ * does (server/src-lib/Hasura/RemoteSchema/SchemaCache/Permission.hs). Hasura resolves the
+ * permissions whether or not HASURA_GRAPHQL_ENABLE_REMOTE_SCHEMA_PERMISSIONS is set; the setting
+ * decides what a role sees: with it on, a role other than admin sees a remote only through its
+ * permission; with it off, every role sees every remote whole.
+ */
+import { type DocumentNode, parse } from "graphql";
+import { type HasuraError, remotePermissionForAdmin, remotePermissionInvalid, remoteSchemaError } from "../errors.js";
+import { isObject } from "../metadata/args.js";
+import type { TypeRef } from "../model/types.js";
+import { ADMIN_ROLE } from "../session.js";
+import { validateRoleSchema } from "./permission-validate.js";
+import type { RemoteFieldDef, RemoteIntrospection, RemoteSchemaModel, RemoteTypeDef } from "./types.js";
+import { checkRemoteSchema, RemoteSchemaProblem } from "./validate.js";
+import { RoleSchemaInvalid } from "./validation.js";
+
+/** The schema document of a permission's `definition`, or undefined when it is not one (the command refuses those first). */
+function documentOf(definition: unknown): DocumentNode | undefined {
+  const schema = isObject(definition) ? definition.schema : undefined;
+  if (typeof schema !== "string") return undefined;
+  try {
+    return parse(schema, { noLocation: true });
+  } catch {
+    return undefined;
+  }
+}
+
+/** The role's view of `upstream` that a permission's `definition` gives; Hasura's error (at `$.args`) when it cannot. */
+export function rolePermissionView(upstream: RemoteIntrospection, role: string, definition: unknown): RemoteIntrospection | HasuraError {
+  if (role === ADMIN_ROLE) return remotePermissionForAdmin();
+  const document = documentOf(definition);
+  if (!document) return remotePermissionInvalid(["the permission's schema is not a GraphQL schema document"]);
+  try {
+    const view = validateRoleSchema(upstream, document);
+    // The role's schema is built from the view as the remote's is: what it names must exist.
+    checkRemoteSchema(view);
+    return view;
+  } catch (error) {
+    if (error instanceof RoleSchemaInvalid) return remotePermissionInvalid(error.reasons);
+    if (error instanceof RemoteSchemaProblem) return remoteSchemaError(error.message, "$.args", error.code);
+    throw error;
+  }
+}
+
+/** What `role` sees of `remote`: all of it for admin or with permissions off, else its permission's view, or nothing. */
+export function remoteView(remote: RemoteSchemaModel, role: string, permissionsOn: boolean | undefined): RemoteIntrospection | null {
+  if (!permissionsOn || role === ADMIN_ROLE) return remote.introspection;
+  return remote.permissions?.get(role) ?? null;
+}
+
+/** The field a remote relationship's path reaches in `view` (from its query root), if the view has every step. */
+export function remotePathField(view: RemoteIntrospection, path: ReadonlyArray<{ field: string }>): RemoteFieldDef | undefined {
+  let typeName: string | null = view.queryRoot;
+  let field: RemoteFieldDef | undefined;
+  for (const step of path) {
+    const def: RemoteTypeDef | undefined = typeName === null ? undefined : view.types.get(typeName);
+    if (def?.kind !== "OBJECT" && def?.kind !== "INTERFACE") return undefined;
+    field = def.fields.find((f) => f.name === step.field);
+    if (!field) return undefined;
+    let type: TypeRef = field.type;
+    while (type.kind === "list") type = type.of;
+    typeName = type.name;
+  }
+  return field;
+}
