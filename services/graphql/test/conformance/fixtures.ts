@@ -66,9 +66,11 @@ export interface ClassPlan {
    * Helper servers the class's fixtures start before the engine: `actionsWebhook` (conftest.py's
    * actions_fixture, ACTION_WEBHOOK_HANDLER), `graphqlService` (test_actions.py's graphql_service,
    * GRAPHQL_SERVICE_HANDLER), `remoteSchemas` (conftest.py's gql_server, REMOTE_SCHEMAS_WEBHOOK_DOMAIN,
-   * remote-schemas-server.ts). The first two also put the engine on a real listener.
+   * remote-schemas-server.ts), `remoteRelationships` (test_remote_relationships.py's graphql_service,
+   * GRAPHQL_SERVICE_HANDLER, remote-relationships-server.ts). The first two also put the engine on
+   * a real listener.
    */
-  helpers?: { actionsWebhook?: boolean; graphqlService?: boolean; remoteSchemas?: boolean };
+  helpers?: { actionsWebhook?: boolean; graphqlService?: boolean; remoteSchemas?: boolean; remoteRelationships?: boolean };
   /** Engine settings for this class over the runner's defaults (service.ts). */
   env?: Record<string, string>;
 }
