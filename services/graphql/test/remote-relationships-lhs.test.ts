@@ -133,6 +133,34 @@ describe.each(testBackends)("remote relationships joining on computed fields [%s
     expect(refused).toMatchObject({ errors: [{ extensions: { code: "validation-failed" } }] });
   });
 
+  it("keeps a computed field a relationship joins on: drop_computed_field is refused, or cascades to it", async () => {
+    const drop = (cascade: boolean) =>
+      metadata({ type: "pg_drop_computed_field", args: { table: "students", name: "total_marks_session", cascade } });
+    const refused = await drop(false);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({
+      code: "dependency-error",
+      error: 'cannot drop due to the following dependent objects: remote relationship students.grade_session in source "default"',
+    });
+    expect(await drop(true)).toEqual({ status: 200, body: { message: "success" } });
+    const refusedField = await run("{ students { grade_session } }");
+    expect(refusedField).toMatchObject({ errors: [{ extensions: { code: "validation-failed" } }] });
+  });
+
+  it("keeps a computed field's function a relationship joins on: run_sql DROP FUNCTION is refused, or cascades", async () => {
+    const drop = (cascade: boolean) =>
+      admin(service, "/v2/query", { type: "run_sql", args: { sql: "DROP FUNCTION total_marks(students)", cascade } });
+    const refused = await drop(false);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({
+      code: "dependency-error",
+      error: expect.stringContaining('remote relationship students.grade in source "default"'),
+    });
+    expect((await drop(true)).status).toBe(200);
+    expect(await run("{ students(order_by: {id: asc}) { id } }")).toEqual({ data: { students: [{ id: 1 }, { id: 2 }] } });
+    expect((await metadata({ type: "get_inconsistent_metadata", args: {} })).body).toMatchObject({ is_consistent: true });
+  });
+
   it("lists the relationship field's open arguments by name, as Hasura's schema does", async () => {
     const created = await createRel("filtered", "id", { grades: { arguments: { atLeast: "$id", where: { id: 1 } } } });
     expect(created).toEqual({ status: 200, body: { message: "success" } });
