@@ -66,11 +66,18 @@ export interface ClassPlan {
    * Helper servers the class's fixtures start before the engine: `actionsWebhook` (conftest.py's
    * actions_fixture, ACTION_WEBHOOK_HANDLER), `graphqlService` (test_actions.py's graphql_service,
    * GRAPHQL_SERVICE_HANDLER), `remoteSchemas` (conftest.py's gql_server, REMOTE_SCHEMAS_WEBHOOK_DOMAIN,
-   * remote-schemas-server.ts), `remoteSchemaPerms` (test_remote_schema_permissions.py's three Node
-   * remotes, GRAPHQL_SERVICE_1..3, remote-schema-perms-server.ts). The first two also put the
-   * engine on a real listener.
+   * remote-schemas-server.ts), `remoteRelationships` (test_remote_relationships.py's graphql_service,
+   * GRAPHQL_SERVICE_HANDLER, remote-relationships-server.ts), `remoteSchemaPerms`
+   * (test_remote_schema_permissions.py's three Node remotes, GRAPHQL_SERVICE_1..3,
+   * remote-schema-perms-server.ts). The first two also put the engine on a real listener.
    */
-  helpers?: { actionsWebhook?: boolean; graphqlService?: boolean; remoteSchemas?: boolean; remoteSchemaPerms?: boolean };
+  helpers?: {
+    actionsWebhook?: boolean;
+    graphqlService?: boolean;
+    remoteSchemas?: boolean;
+    remoteRelationships?: boolean;
+    remoteSchemaPerms?: boolean;
+  };
   /** Engine settings for this class over the runner's defaults (service.ts). */
   env?: Record<string, string>;
 }

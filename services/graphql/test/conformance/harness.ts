@@ -11,6 +11,7 @@ import type { ClassPlan, TestPlan } from "./fixtures.js";
 import { loadFixture, readFixtureText, shortName } from "./fixtures.js";
 import { InlineFailure, inlineContext } from "./inline.js";
 import { emptyRemoved, mentionsPostgis, postgisSkipReason, type Removed, stripPostgis } from "./postgis.js";
+import { type RemoteRelationshipsServer, startRemoteRelationshipsServer } from "./remote-relationships-server.js";
 import { startRemoteSchemaPermsServers } from "./remote-schema-perms-server.js";
 import { type GqlServer, startGqlServer } from "./remote-schemas-server.js";
 import { runCase } from "./run-case.js";
@@ -155,6 +156,7 @@ interface Helpers {
   remoteSchema?: RemoteSchemaServer;
   gqlServer?: GqlServer;
   permsServers?: Record<string, RemoteSchemaServer>;
+  remoteRelationships?: RemoteRelationshipsServer;
   /** The variables pointing at them: the engine's environment gets them, and so does process.env. */
   env: Record<string, string>;
   /** process.env before the class set its variables, to put back afterwards. */
@@ -177,6 +179,7 @@ async function startHelpers(cls: ClassPlan): Promise<Helpers> {
       await helpers.remoteSchema?.close();
       await helpers.gqlServer?.close();
       await Promise.all(Object.values(helpers.permsServers ?? {}).map((s) => s.close()));
+      await helpers.remoteRelationships?.close();
       for (const [name, value] of Object.entries(helpers.savedEnv)) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
@@ -188,6 +191,11 @@ async function startHelpers(cls: ClassPlan): Promise<Helpers> {
     if (cls.helpers?.graphqlService) {
       helpers.remoteSchema = await startActionsRemoteJoinSchema();
       setEnv(helpers, "GRAPHQL_SERVICE_HANDLER", helpers.remoteSchema.url);
+    }
+    // test_remote_relationships.py's graphql_service: GRAPHQL_SERVICE_HANDLER (the remote schema's url template).
+    if (cls.helpers?.remoteRelationships) {
+      helpers.remoteRelationships = await startRemoteRelationshipsServer();
+      setEnv(helpers, "GRAPHQL_SERVICE_HANDLER", helpers.remoteRelationships.url);
     }
     // conftest.py's gql_server: REMOTE_SCHEMAS_WEBHOOK_DOMAIN (read by the remote schemas' url templates).
     if (cls.helpers?.remoteSchemas) {

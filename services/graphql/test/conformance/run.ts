@@ -2,7 +2,8 @@
  * `npm run test:conformance -w services/graphql [-- FILTER...]`: runs Hasura's tests-py Postgres
  * fixtures against the in-process service and reports; it never gates (exit 0 unless it crashes).
  * The folders of manifest.json come first, then the Actions area (actions-plan.ts; `-- actions`
- * runs only it) and the remote schemas area (remote-schemas-plan.ts; `-- remote_schemas`). FILTERs are substrings matched against folder or case-file paths, or test names. Environment:
+ * runs only it), the remote schemas area (remote-schemas-plan.ts; `-- remote_schemas`) and the remote
+ * relationships area (remote-relationships-plan.ts; `-- remote_relationships`). FILTERs are substrings matched against folder or case-file paths, or test names. Environment:
  * CONFORMANCE_DATABASE_URL / TEST_DATABASE_URL (PostgreSQL server; a fresh database per class),
  * HASURA_CONFORMANCE_DIR, CONFORMANCE_REQUEST_TIMEOUT_MS (30 s), CONFORMANCE_CLASS_TIMEOUT_MS (300 s),
  * CONFORMANCE_FOLDER_TIMEOUT_MS (600 s).
@@ -11,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { loadActionsPlan } from "./actions-plan.js";
 import { FIXTURE_ROOT, type FolderPlan, loadPlan } from "./fixtures.js";
 import { CLASS_TIMEOUT_MS, runClass } from "./harness.js";
+import { loadRemoteRelationshipsPlan } from "./remote-relationships-plan.js";
 import { loadRemoteSchemasPlan } from "./remote-schemas-plan.js";
 import { type FolderSummary, printReport, summarise, writeResults } from "./report.js";
 import { SERVER_URL } from "./service.js";
@@ -63,7 +65,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   const summaries: FolderSummary[] = [];
   const all: CaseResult[] = [];
-  for (const folder of [...loadPlan(), ...loadActionsPlan(), ...loadRemoteSchemasPlan()]) {
+  for (const folder of [...loadPlan(), ...loadActionsPlan(), ...loadRemoteSchemasPlan(), ...loadRemoteRelationshipsPlan()]) {
     const folderStarted = Date.now();
     const { results, warnings } = await runFolder(folder, filters);
     if (results.length === 0) continue;

@@ -13,6 +13,8 @@ export interface TableName {
 }
 
 interface RelationRow {
+  /** pg_class.oid as text: what stays when a table is renamed. */
+  oid: string;
   schema: string;
   name: string;
   relkind: string;
@@ -104,7 +106,7 @@ function relationFilter(tables?: readonly TableName[]): Sql {
 
 function relationsQuery(tables?: readonly TableName[]): Sql {
   return sql`
-    SELECT n.nspname AS schema, c.relname AS name, c.relkind::text AS relkind, d.description AS comment,
+    SELECT c.oid::text AS oid, n.nspname AS schema, c.relname AS name, c.relkind::text AS relkind, d.description AS comment,
       CASE WHEN c.relkind IN ('v', 'm') THEN pg_catalog.pg_relation_is_updatable(c.oid::regclass, true) END AS mutability,
       (SELECT json_agg(json_build_object(
           'name', a.attname, 'position', a.attnum, 'type', t.typname, 'type_kind', t.typtype,
@@ -189,6 +191,7 @@ function toTable(row: RelationRow): PgTable {
   }
   const mutable = (bit: number): boolean => (row.mutability === null ? kind !== "materialized_view" : (row.mutability & bit) === bit);
   return {
+    oid: row.oid,
     schema: row.schema,
     name: row.name,
     kind,

@@ -46,6 +46,8 @@ export interface PgForeignKey {
 }
 
 export interface PgTable {
+  /** pg_class.oid (as text), the same after a rename; set by `introspect`. */
+  oid?: string;
   schema: string;
   name: string;
   kind: "table" | "view" | "materialized_view" | "foreign_table" | "partitioned_table";

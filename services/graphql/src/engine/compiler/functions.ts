@@ -82,6 +82,11 @@ export function computedFieldJson(
   return ctx.options.stringifyNumeric && BIG_NUMERIC.has(pgType) ? sql`(${call})::text` : call;
 }
 
+/** An argument-free scalar computed field's value for the row at `alias` (a remote relationship's join field). */
+export function computedScalarValue(ctx: CompileContext, table: TableModel, alias: string, computed: ComputedFieldModel, path: Path): Sql {
+  return functionCall(ctx, computed.call, rowValue(table, alias), {}, path);
+}
+
 /** A table shaped like one column: lets a scalar computed field reuse the column operators. */
 function oneColumnTable(table: TableModel, column: ColumnModel): TableModel {
   const only = new Map([[column.name, column]]);

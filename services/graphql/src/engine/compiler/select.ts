@@ -7,10 +7,10 @@
 import { and, ident, join, type Sql, sql, trusted } from "@platform/core";
 import { atArgument, distinctOnNotOrderBy, jsonPath, problemError, typeMismatch, unexpectedEnumValue } from "../errors.js";
 import type { TableModel } from "../model/types.js";
-import type { AggregateFunctionField, AggregateNode, Path, QueryField, RowField, RowsNode } from "../plan/types.js";
+import type { AggregateFunctionField, AggregateNode, Path, QueryField, RemoteJoinNode, RowField, RowsNode } from "../plan/types.js";
 import { compileBoolExp, joinCondition, permissionFilter } from "./boolexp.js";
 import type { CompileContext } from "./context.js";
-import { computedFieldJson } from "./functions.js";
+import { computedFieldJson, computedScalarValue } from "./functions.js";
 import { atJsonPath } from "./json-path.js";
 import { orderTerms } from "./order.js";
 import { mapValue } from "./slot.js";
@@ -40,11 +40,17 @@ function rowFieldValue(ctx: CompileContext, table: TableModel, alias: string, f:
     case "array_rel_aggregate":
       return aggregateJson(ctx, f.aggregate, { rel: f.rel, alias });
     case "remote_rel":
-      // The row's join columns; the remote's answer takes their place (executors/remote-joins.ts).
-      return sql`json_build_object(${join(f.rel.lhs.map((c) => sql`${c}::text, ${ident(alias, c)}`))})`;
+      // The row's join fields; the remote's answer takes their place (executors/remote-joins.ts).
+      return sql`json_build_object(${join(f.rel.lhs.map((c) => sql`${c}::text, ${remoteJoinValue(ctx, table, alias, f, c)}`))})`;
     default:
       return computedFieldJson(ctx, table, alias, f);
   }
+}
+
+/** A remote relationship's join field of the row at `alias`: a column, or a computed field's value. */
+function remoteJoinValue(ctx: CompileContext, table: TableModel, alias: string, node: RemoteJoinNode, field: string): Sql {
+  const computed = node.rel.computedLhs.get(field);
+  return computed ? computedScalarValue(ctx, table, alias, computed, node.path) : sql`${ident(alias, field)}`;
 }
 
 export function objectJson(ctx: CompileContext, table: TableModel, fields: RowField[], parent: Parent): Sql {

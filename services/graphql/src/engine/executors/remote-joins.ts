@@ -87,19 +87,56 @@ function mutationJoins(field: MutationField): boolean {
   return output.kind === "row" ? rowsJoin(output.fields) : output.fields.some((f) => f.kind === "returning" && rowsJoin(f.fields));
 }
 
-/** The rows holding each remote relationship node's lhs objects. */
+/** A remote relationship node's calls: each distinct set of lhs values (its alias number), and the rows waiting for them. */
+interface NodeSites {
+  ids: Map<string, number>;
+  calls: Array<{ id: number; lhs: JsonObject }>;
+  rows: Array<{ row: JsonObject; id: number }>;
+}
+
+/**
+ * The rows holding each remote relationship node's lhs objects. Each distinct set of lhs values is
+ * numbered as Hasura numbers its join arguments: in the order the answer is read, one count for
+ * all the joins of a root field (collectJoinArguments in
+ * server/src-lib/Hasura/GraphQL/Execute/RemoteJoin/Join.hs). A row whose lhs has a null gets null
+ * at once, without a call.
+ */
 class Sites {
-  readonly byNode = new Map<RemoteJoinNode, JsonObject[]>();
+  readonly byNode = new Map<RemoteJoinNode, NodeSites>();
+  private counter = 0;
+
+  /** A root field's answer starts its own count. */
+  startRoot(): void {
+    this.counter = 0;
+  }
+
+  private site(node: RemoteJoinNode, row: JsonObject): void {
+    const lhs = row[node.key];
+    if (!isObject(lhs) || Object.values(lhs).some((v) => v === null || v === undefined)) {
+      row[node.key] = null;
+      return;
+    }
+    let sites = this.byNode.get(node);
+    if (!sites) {
+      sites = { ids: new Map(), calls: [], rows: [] };
+      this.byNode.set(node, sites);
+    }
+    const key = jsonText(lhs);
+    let id = sites.ids.get(key);
+    if (id === undefined) {
+      id = this.counter++;
+      sites.ids.set(key, id);
+      sites.calls.push({ id, lhs });
+    }
+    sites.rows.push({ row, id });
+  }
 
   rows(fields: readonly RowField[], value: unknown): void {
     eachObject(value, (row) => {
       for (const f of fields) {
         const v = row[f.key];
-        if (f.kind === "remote_rel") {
-          const holders = this.byNode.get(f);
-          if (holders) holders.push(row);
-          else this.byNode.set(f, [row]);
-        } else if (f.kind === "object_rel") this.rows(f.fields, v);
+        if (f.kind === "remote_rel") this.site(f, row);
+        else if (f.kind === "object_rel") this.rows(f.fields, v);
         else if (f.kind === "array_rel" || f.kind === "computed_table") this.rows(f.rows.fields, v);
         else if (f.kind === "array_rel_aggregate") this.aggregate(f.aggregate, v);
       }
@@ -156,30 +193,11 @@ function pick(value: unknown, field: string): unknown {
 }
 
 /** One call for every row of `node`: each row's lhs object replaced by its answer. */
-async function join(node: RemoteJoinNode, rows: JsonObject[], context: RemoteCallContext): Promise<void> {
-  const distinct = new Map<string, number>();
-  const values: JsonObject[] = [];
-  const aliasOf = new Map<JsonObject, number>();
-  for (const row of rows) {
-    const lhs = row[node.key];
-    if (!isObject(lhs) || Object.values(lhs).some((v) => v === null || v === undefined)) {
-      row[node.key] = null;
-      continue;
-    }
-    const key = jsonText(lhs);
-    let index = distinct.get(key);
-    if (index === undefined) {
-      index = values.length;
-      distinct.set(key, index);
-      values.push(lhs);
-    }
-    aliasOf.set(row, index);
-  }
-  if (values.length === 0) return;
+async function join(node: RemoteJoinNode, sites: NodeSites, context: RemoteCallContext): Promise<void> {
   const session = context.compile.session;
   const caller = { sessionVariables: { ...session.variables, "x-hasura-role": session.role }, clientHeaders: context.clientHeaders };
   const remote = node.rel.remote;
-  const request = joinRequest(withSessionPresets(node, session.variables), values);
+  const request = joinRequest(withSessionPresets(node, session.variables), sites.calls);
   const response = await postToRemote(remote.definition, context.env, caller, request, context.signal);
   let answer: unknown;
   try {
@@ -192,8 +210,8 @@ async function join(node: RemoteJoinNode, rows: JsonObject[], context: RemoteCal
   const data = answer.data;
   if (!isObject(data)) throw remoteSchemaError('"data" field not found in remote response');
   const typenames = node.typenames.get(node.rel.field.name);
-  for (const [row, index] of aliasOf) {
-    let value: unknown = data[joinAlias(index)] ?? null;
+  for (const { row, id } of sites.rows) {
+    let value: unknown = data[joinAlias(id)] ?? null;
     for (const step of node.rel.path.slice(1)) value = pick(value, step.field);
     row[node.key] = typenames instanceof Map ? renameTypenames(value, typenames, remote.customizer) : value;
   }
@@ -212,10 +230,11 @@ async function joined(
     if (!joins(i)) return;
     const value = parseJsonBody(text);
     parsed.set(i, value);
+    sites.startRoot();
     visit(sites, i, value);
   });
   if (parsed.size === 0) return values;
-  await Promise.all([...sites.byNode].map(([node, rows]) => join(node, rows, context)));
+  await Promise.all([...sites.byNode].map(([node, nodeSites]) => join(node, nodeSites, context)));
   return values.map((text, i) => (parsed.has(i) ? jsonText(parsed.get(i)) : text));
 }
 

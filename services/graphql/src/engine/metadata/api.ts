@@ -31,6 +31,7 @@ import type { CatalogView } from "./catalog-view.js";
 import { droppedDependents, pruneAfterSchemaChange } from "./consistency.js";
 import { ARGS, requireTable } from "./edit.js";
 import { exportMetadata, findOperation } from "./operations.js";
+import { followRenames } from "./renames.js";
 import { isResourceVersionConflict, type MetadataStoreLike } from "./store.js";
 import type { Metadata, QualifiedTable } from "./types.js";
 
@@ -131,7 +132,8 @@ async function runSqlStep(state: RequestState, args: Json, path: string, ctx: Me
     args.read_only === true || args.cascade === true
       ? undefined
       : (after: CatalogView) => {
-          const lost = droppedDependents(state.metadata, pruneAfterSchemaChange(state.metadata, before, after));
+          const renamed = followRenames(state.metadata, before, after);
+          const lost = droppedDependents(renamed, pruneAfterSchemaChange(renamed, before, after));
           if (lost.length > 0) throw runSqlDependencyError(lost);
         };
   const result = await ctx.runSql(args as RunSqlArgs, refuseDependents);
@@ -139,7 +141,7 @@ async function runSqlStep(state: RequestState, args: Json, path: string, ctx: Me
   if (args.read_only !== true) {
     state.catalogBeforeDdl ??= before;
     state.catalog = await ctx.catalog();
-    state.metadata = pruneAfterSchemaChange(state.metadata, before, state.catalog);
+    state.metadata = pruneAfterSchemaChange(followRenames(state.metadata, before, state.catalog), before, state.catalog);
     // Saved even when metadata did not change, so other instances re-read the altered schema.
     state.modified = true;
   }
@@ -242,7 +244,7 @@ async function reconcileAfterFailure(state: RequestState, loaded: { metadata: Me
   if (!state.catalogBeforeDdl) return;
   try {
     const now = await ctx.catalog();
-    const metadata = pruneAfterSchemaChange(loaded.metadata, state.catalogBeforeDdl, now);
+    const metadata = pruneAfterSchemaChange(followRenames(loaded.metadata, state.catalogBeforeDdl, now), state.catalogBeforeDdl, now);
     const version = await ctx.store.save(metadata, loaded.resourceVersion);
     await ctx.onMetadataChanged(metadata, version);
   } catch {

@@ -31,6 +31,19 @@ export interface CatalogView {
   functions?(schema: string, name: string): PgFunction[] | undefined;
   /** Whether a GraphQL name is a Postgres scalar (`uuid`, `geography`); when absent, custom types may name any. */
   isPgScalar?(graphqlName: string): boolean;
+  /**
+   * What identifies a table and its columns across a rename (pg_class.oid, pg_attribute.attnum);
+   * when absent, renames made by run_sql are not followed.
+   */
+  identity?(schema: string, name: string): TableIdentity | undefined;
+  /** The table with that pg_class.oid now. */
+  tableWithOid?(oid: string): { schema: string; name: string } | undefined;
+}
+
+export interface TableIdentity {
+  oid: string;
+  /** Column names by attnum. */
+  columns: Map<number, string>;
 }
 
 /** A view over the introspected catalog. */
@@ -55,6 +68,19 @@ export function catalogViewOf(catalog: PgCatalog): CatalogView {
       return found ? (found.baseType ?? found.type) : undefined;
     },
     ...(catalog.functions ? functionsView(catalog.functions) : {}),
+    ...identityView(catalog),
+  };
+}
+
+function identityView(catalog: PgCatalog): Pick<CatalogView, "identity" | "tableWithOid"> {
+  const byOid = new Map<string, { schema: string; name: string }>();
+  for (const t of catalog.tables.values()) if (t.oid !== undefined) byOid.set(t.oid, { schema: t.schema, name: t.name });
+  return {
+    identity: (schema, name) => {
+      const t = catalog.tables.get(tableKey(schema, name));
+      return t?.oid === undefined ? undefined : { oid: t.oid, columns: new Map(t.columns.map((c) => [c.position, c.name])) };
+    },
+    tableWithOid: (oid) => byOid.get(oid),
   };
 }
 

@@ -20,10 +20,12 @@ import {
   resolveComputedField,
   resolveTrackedFunction,
 } from "../model/functions.js";
+import { toRemoteSchema } from "../remote/relationships.js";
 import { isObject, quoted, sameTable, tableLabel } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import { findTable, setOrDrop } from "./edit.js";
 import type { ComputedFieldMetadata, FunctionMetadata, Metadata, QualifiedTable, SourceMetadata } from "./types.js";
+import { tableList } from "./unserved.js";
 
 function trackedIn(source: SourceMetadata, catalog: CatalogView) {
   return (table: QualifiedTable) => findTable(source, table) !== undefined && catalog.hasTable(table.schema, table.name);
@@ -144,7 +146,13 @@ export function pruneDroppedFunctions(metadata: Metadata, was: CatalogView, now:
             }
           : p,
       );
-      return setOrDrop(next, "select_permissions", select);
+      // A remote relationship joining on a computed field that went goes too (a dependent object in Hasura).
+      const remote = tableList(next, "remote_relationships");
+      const keptRemote = remote.filter((rel) => {
+        const lhs = toRemoteSchema(rel)?.lhs;
+        return !(Array.isArray(lhs) && lhs.some((f) => gone.includes(String(f))));
+      });
+      return setOrDrop(setOrDrop(next, "select_permissions", select), "remote_relationships", keptRemote);
     });
     if (!tablesChanged && keptFunctions.length === functions.length) return source;
     changed = true;

@@ -19,6 +19,7 @@ import {
   remoteNodeConflict,
   tableNameTaken,
 } from "../errors.js";
+import { toRemoteSchema } from "../remote/relationships.js";
 import {
   argsObject,
   asObject,
@@ -54,6 +55,7 @@ import { normalizeConfiguration, normalizeFunction, normalizeTable } from "./nor
 import { boolExpUsesField } from "./permissions.js";
 import { permissionsUsing, relationshipsInto, removeRelationship } from "./relationships.js";
 import type { ComputedFieldMetadata, FunctionMetadata, QualifiedTable, TableConfiguration, TableMetadata } from "./types.js";
+import { tableList } from "./unserved.js";
 
 /** Object args, or a bare name (`args: users` in Hasura's enum fixtures). */
 function tableArgs(raw: unknown): Json {
@@ -222,11 +224,22 @@ export const dropComputedField: Operation = (metadata, rawArgs) => {
   const table = qualifiedTable(requireKey(args, "table", ARGS), at(ARGS, "table"));
   const name = requireString(args, "name", ARGS);
   const cascade = optionalBoolean(args, "cascade", ARGS) ?? false;
-  const fields = (requireTable(metadata, source, table).computed_fields ?? []) as { name?: unknown }[];
+  const tracked = requireTable(metadata, source, table);
+  const fields = (tracked.computed_fields ?? []) as { name?: unknown }[];
   if (!fields.some((f) => f.name === name)) throw computedFieldNotFound(name);
   const dependents = permissionsUsingComputedField(findSource(metadata, source), table, name, boolExpUsesField);
-  if (dependents.length > 0 && !cascade) {
-    throw dependencyError(dependents.map((d) => describeObject("permission", table, `${d.role}.${d.kind}`, source)));
+  // Remote relationships joining on the computed field depend on it too (Hasura's mkComputedFieldDep).
+  const joining = tableList(tracked, "remote_relationships")
+    .filter((rel) => {
+      const lhs = toRemoteSchema(rel)?.lhs;
+      return Array.isArray(lhs) && lhs.map(String).includes(name);
+    })
+    .map((rel) => String(rel.name));
+  if ((dependents.length > 0 || joining.length > 0) && !cascade) {
+    throw dependencyError([
+      ...dependents.map((d) => describeObject("permission", table, `${d.role}.${d.kind}`, source)),
+      ...joining.map((rel) => describeObject("remote relationship", table, rel, source)),
+    ]);
   }
   return success(
     withTable(metadata, source, table, (t: TableMetadata) => {
@@ -235,6 +248,12 @@ export const dropComputedField: Operation = (metadata, rawArgs) => {
         "computed_fields",
         fields.filter((f) => f.name !== name),
       );
+      if (joining.length > 0)
+        next = setOrDrop(
+          next,
+          "remote_relationships",
+          tableList(next, "remote_relationships").filter((rel) => !joining.includes(String(rel.name))),
+        );
       for (const d of dependents) {
         const key = `${d.kind}_permissions` as "select_permissions";
         next = setOrDrop(

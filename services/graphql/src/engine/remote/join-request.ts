@@ -4,14 +4,21 @@
  * each distinct set of lhs values is one aliased copy of the relationship's path (`f0: user(id: 1)
  * {...}`, `f1: user(id: 2) {...}`) with the fixed arguments' `"$column"` templates filled from
  * that row, the caller's own arguments and selections on the last field. Hasura batches a remote
- * join's rows into one query the same way, aliased per join argument (makeRemoteSchemaJoinCall in
- * server/src-lib/Hasura/GraphQL/Execute/RemoteJoin/RemoteServer.hs).
+ * join's rows into one query the same way, aliased per join argument (buildRemoteSchemaCall in
+ * server/src-lib/Hasura/GraphQL/Execute/RemoteJoin/RemoteSchema.hs), and lays the query out as
+ * its printer does (query-text.ts).
  */
-import { type DocumentNode, type FieldNode, Kind, OperationTypeNode, print, type ValueNode, visit } from "graphql";
+import { type DocumentNode, type FieldNode, Kind, OperationTypeNode, type ValueNode, visit } from "graphql";
 import { JsonNumber, jsonText } from "../json-number.js";
 import type { RemoteJoinNode } from "../plan/types.js";
+import { queryText } from "./query-text.js";
 
-/** The alias of the `i`-th distinct set of lhs values. */
+/**
+ * The alias of the distinct set of lhs values numbered `i`. Hasura numbers them across all the
+ * joins of a root field's answer in the order it meets them (collectJoinArguments in
+ * server/src-lib/Hasura/GraphQL/Execute/RemoteJoin/Join.hs); a remote's errors name them in
+ * their `path`.
+ */
 export const joinAlias = (i: number): string => `f${i}`;
 
 /** A JSON value as a GraphQL literal. */
@@ -111,9 +118,9 @@ function pathField(node: RemoteJoinNode, row: Record<string, unknown>, alias: st
   return { ...(field as FieldNode), alias: { kind: Kind.NAME, value: alias } };
 }
 
-/** The request body for `rows` (distinct lhs values, in alias order). */
-export function joinRequest(node: RemoteJoinNode, rows: Array<Record<string, unknown>>): string {
-  const selections = rows.map((row, i) => pathField(node, row, joinAlias(i)));
+/** The request body for `rows`: each distinct set of lhs values with the number of its alias. */
+export function joinRequest(node: RemoteJoinNode, rows: Array<{ id: number; lhs: Record<string, unknown> }>): string {
+  const selections = rows.map(({ id, lhs }) => pathField(node, lhs, joinAlias(id)));
   // Variables merged into a fixed input object are sent as their values: only those still named stay.
   const used = new Set<string>();
   visit({ kind: Kind.SELECTION_SET, selections }, { Variable: (v) => void used.add(v.name.value) });
@@ -130,5 +137,5 @@ export function joinRequest(node: RemoteJoinNode, rows: Array<Record<string, unk
       },
     ],
   };
-  return jsonText({ query: print(document), ...(Object.keys(values).length > 0 ? { variables: values } : {}) });
+  return jsonText({ query: queryText(document), ...(Object.keys(values).length > 0 ? { variables: values } : {}) });
 }

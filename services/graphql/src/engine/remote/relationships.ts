@@ -11,7 +11,7 @@
 import { isObject, type Json, tableLabel } from "../metadata/args.js";
 import type { InconsistentObject } from "../metadata/consistency.js";
 import type { Metadata, QualifiedTable } from "../metadata/types.js";
-import type { TableModel, TypeRef } from "../model/types.js";
+import type { ComputedFieldModel, TableModel, TypeRef } from "../model/types.js";
 import type { RemoteFieldDef, RemoteSchemaModel } from "./types.js";
 
 /** One step of a relationship's path: a field of the remote (its own name) and the arguments it is given. */
@@ -24,8 +24,10 @@ export interface RemotePathStep {
 export interface RemoteRelationshipModel {
   name: string;
   remote: RemoteSchemaModel;
-  /** The lhs columns (PostgreSQL names) whose values each row joins on. */
+  /** The lhs fields whose values each row joins on: columns (PostgreSQL names) or scalar computed fields. */
   lhs: string[];
+  /** The lhs fields that are computed fields (the others are columns). */
+  computedLhs: Map<string, ComputedFieldModel>;
   /** From the remote's query root to the relationship's field. */
   path: RemotePathStep[];
   /** The field at the end of the path, as the remote defines it. */
@@ -134,6 +136,18 @@ function validateValue(value: unknown, expected: TypeRef, lhs: string[], remote:
   }
 }
 
+/**
+ * The computed fields a table offers as join fields besides its columns: those returning a
+ * scalar and taking no arguments but the row and the session (Hasura's lhs join fields of a
+ * table, server/src-lib/Hasura/RQL/DDL/Schema/Cache.hs).
+ */
+function joinableComputedFields(table: TableModel): Map<string, ComputedFieldModel> {
+  const found = new Map<string, ComputedFieldModel>();
+  for (const cf of table.computedFields.values())
+    if (cf.returns.kind === "scalar" && cf.call.args.every((a) => a.kind !== "input")) found.set(cf.name, cf);
+  return found;
+}
+
 /** Resolves one relationship, or throws Invalid with Hasura's reason. */
 function resolveOne(rel: Json, table: TableModel, tableName: QualifiedTable, remotes: RemoteSchemaModel[]): RemoteRelationshipModel {
   const to = toRemoteSchema(rel) as NonNullable<ReturnType<typeof toRemoteSchema>>;
@@ -141,14 +155,19 @@ function resolveOne(rel: Json, table: TableModel, tableName: QualifiedTable, rem
   const remote = remotes.find((r) => r.name === remoteName);
   if (!remote) throw new Invalid(`remote schema with name ${q(remoteName)} not found`);
   const lhs = Array.isArray(to.lhs) ? to.lhs.map(String) : [];
-  const allowed = table.columns.map((c) => c.name);
-  for (const field of lhs)
-    if (!table.columnByName.has(field)) {
+  const joinable = joinableComputedFields(table);
+  const allowed = [...table.columns.map((c) => c.name), ...joinable.keys()];
+  const computedLhs = new Map<string, ComputedFieldModel>();
+  for (const field of lhs) {
+    const computed = joinable.get(field);
+    if (computed) computedLhs.set(field, computed);
+    else if (!table.columnByName.has(field)) {
       const help = allowed.length > 0 ? `, the allowed fields are ${englishList(allowed.map(q))}` : "";
       throw new Invalid(
         `field with name ${q(field)}is not provided by the lhs entity${q(tableLabel(tableName))}for defining a join condition${help}`,
       );
     }
+  }
   const { introspection } = remote;
   let parent = introspection.types.get(introspection.queryRoot);
   if (parent?.kind !== "OBJECT") throw new Invalid(`field with name ${q(introspection.queryRoot)} not found in remote schema`);
@@ -173,7 +192,11 @@ function resolveOne(rel: Json, table: TableModel, tableName: QualifiedTable, rem
     step = isObject(call) ? call.field : undefined;
   }
   if (!last) throw new Invalid("remote_field must name a field of the remote schema");
-  return { name: String(rel.name), remote, lhs, path, field: last };
+  // Hasura keeps the field's remaining arguments in a hash map (stripInMap in
+  // server/src-lib/Hasura/RemoteSchema/SchemaCache/RemoteRelationship.hs), so they are not in the
+  // remote's order; by name here, which is the order its own tests expect.
+  const args = [...last.args].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { name: String(rel.name), remote, lhs, computedLhs, path, field: { ...last, args } };
 }
 
 /** Every table's remote relationships to remote schemas, resolved against `remotes` (the served ones). */

@@ -22,6 +22,7 @@ import {
   validateSchema,
 } from "graphql";
 import { type SelectAccess, selectAccess, visibleRelationships } from "../model/access.js";
+import { visibleComputedFields } from "../model/function-access.js";
 import { isComparable, isJsonb, isNumeric, isTextual } from "../model/scalars.js";
 import type { ColumnModel, Model, TableModel } from "../model/types.js";
 import { ActionTypes } from "./actions.js";
@@ -305,7 +306,12 @@ export class RoleSchemaBuilder {
             }
           }
           Object.assign(fields, computedObjectFields(this, table));
-          Object.assign(fields, remoteRelationshipFields(this, table, new Set(this.access(table).columns.map((c) => c.name))));
+          // A role sees a remote relationship when it may read every one of its join fields: columns or computed fields.
+          const joinFields = new Set([
+            ...this.access(table).columns.map((c) => c.name),
+            ...visibleComputedFields(this.model, table, this.role).map((cf) => cf.name),
+          ]);
+          Object.assign(fields, remoteRelationshipFields(this, table, joinFields));
           return sortFields(fields);
         },
       });
