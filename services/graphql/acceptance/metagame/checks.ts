@@ -146,8 +146,21 @@ export async function checkRemoteDown(
     remoteNames.map((n) => `remote_schema ${n}`),
     new Set(remotes.map((o) => o.name)),
   );
+  // Hasura's reasons: the URL's variable named, not its value (throwRemoteSchemaHttp), and each
+  // relationship's error in its table's and its own context (buildRemoteRelationship).
+  const badRemote = remotes.filter(
+    (o) => !/^Inconsistent object: HTTP exception occurred while sending the request to "[A-Z_]+"$/.test(o.reason),
+  );
+  report.check(badRemote.length === 0, "the remote schema's reason is Hasura's", badRemote.map((o) => o.reason).join("\n") || undefined);
   const relationships = reported.filter((o) => o.type === "remote_relationship");
   report.check(relationships.length === relationshipCount, `remote relationships reported (${relationships.length}/${relationshipCount})`);
+  const notFound = /^Inconsistent object: in table "[^"]+": in remote relationship"[^"]+": remote schema with name "[^"]+" not found$/;
+  const badRelationships = relationships.filter((o) => !notFound.test(o.reason));
+  report.check(
+    badRelationships.length === 0,
+    "the remote relationships' reasons are Hasura's",
+    badRelationships.map((o) => o.reason).join("\n") || undefined,
+  );
   const other = reported.filter((o) => !UNSERVED_TYPES.has(o.type) && o.type !== "remote_schema" && o.type !== "remote_relationship");
   report.check(other.length === 0, "nothing else reported beside the triggers", other.map((o) => o.name).join(", ") || undefined);
   const roots = rootFields(await engine.schema());
