@@ -243,7 +243,9 @@ describe("a metadata directory with unserved metadata", () => {
         expect(remote?.reason).toBe(
           'Inconsistent object: HTTP exception occurred while sending the request to "https://countries.test/graphql"',
         );
-        expect(relationship?.reason).toBe('Inconsistent object: remote schema with name "countries" not found');
+        expect(relationship?.reason).toBe(
+          'Inconsistent object: in table "article": in remote relationship"country": remote schema with name "countries" not found',
+        );
         for (const line of unserved) expect(line.reason).toMatch(/^Inconsistent object: .* are not supported by this engine yet; kept/);
 
         const report = await metadataApi({ type: "get_inconsistent_metadata", args: {} });

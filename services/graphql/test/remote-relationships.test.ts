@@ -349,7 +349,10 @@ describe.each(testBackends)("remote relationships [%s]", (backend) => {
     for (const [to, reason] of cases) {
       const refused = await createRel("bad", { to_remote_schema: to });
       expect(refused.status).toBe(400);
-      expect(refused.body).toMatchObject({ code: "invalid-configuration", error: `Inconsistent object: ${reason}` });
+      expect(refused.body).toMatchObject({
+        code: "invalid-configuration",
+        error: `Inconsistent object: in table "authors": in remote relationship"bad": ${reason}`,
+      });
     }
     const column = await createRel("bad", {
       to_remote_schema: {
@@ -419,7 +422,7 @@ describe.each(testBackends)("remote relationships [%s]", (backend) => {
         {
           type: "remote_relationship",
           name: "remote_relationship gone in table authors in source default",
-          reason: 'Inconsistent object: remote schema with name "nope" not found',
+          reason: 'Inconsistent object: in table "authors": in remote relationship"gone": remote schema with name "nope" not found',
         },
       ],
     });

@@ -8,6 +8,7 @@
  * server/src-lib/Hasura/RemoteSchema/SchemaCache/RemoteRelationship.hs). The legacy form
  * `{remote_schema, hasura_fields, remote_field}` is read as `to_remote_schema`.
  */
+import { quoted } from "../errors/metadata.js";
 import { isObject, type Json, tableLabel } from "../metadata/args.js";
 import type { InconsistentObject } from "../metadata/consistency.js";
 import type { Metadata, QualifiedTable } from "../metadata/types.js";
@@ -224,7 +225,9 @@ export function resolveRemoteRelationships(
           inconsistent.push({
             definition: remoteRelationshipDefinition(rel, source.name, entry.table),
             name: remoteRelationshipObjectName(rel.name, entry.table, source.name),
-            reason: `Inconsistent object: ${error.message}`,
+            // Hasura's context on every remote relationship error (addTableContext . addRemoteRelationshipContext in
+            // buildRemoteRelationship, server/src-lib/Hasura/RQL/DDL/Schema/Cache/Fields.hs): no space before the quoted name.
+            reason: `Inconsistent object: in table ${quoted(entry.table)}: in remote relationship${q(String(rel.name))}: ${error.message}`,
             type: "remote_relationship",
           });
         }

@@ -28,6 +28,18 @@ import { wrappedType } from "./type-ref.js";
 const info = (hasura: FieldInfo) => ({ hasura });
 const describe = (description: string | null) => (description ? { description } : {});
 
+/**
+ * The descriptions Hasura gives an asynchronous action's query type, its fields and its `id`
+ * argument (actionAsyncQuery in server/src-lib/Hasura/GraphQL/Schema/Action.hs); the type itself
+ * is described `fields of action: "<name>"`, whatever the action's comment.
+ */
+const ASYNC_FIELD_DESCRIPTIONS = {
+  id: "the unique id of an action",
+  created_at: "the time at which this action was created",
+  errors: "errors related to the invocation",
+  output: "the output fields of this action",
+} as const;
+
 /** Whether the role may call the action: admin always, others by create_action_permission. */
 export function actionAllowed(action: ActionModel, role: string): boolean {
   return role === ADMIN_ROLE || action.permissions.has(role);
@@ -139,7 +151,7 @@ export class ActionTypes {
         fields[action.name] = {
           type: this.asyncType(action),
           ...describe(action.description),
-          args: { id: { type: new GraphQLNonNull(this.builder.scalarNamed("uuid")) } },
+          args: { id: { type: new GraphQLNonNull(this.builder.scalarNamed("uuid")), description: ASYNC_FIELD_DESCRIPTIONS.id } },
           extensions: info({ kind: "async_action_query", action: action.name }),
         };
         continue;
@@ -157,10 +169,11 @@ export class ActionTypes {
     return fields;
   }
 
-  /** `<action> {id, created_at, errors, output}`: an asynchronous call's log entry. */
+  /** `<action> {id, created_at, errors, output}`: an asynchronous call's log entry, described as Hasura describes it. */
   private asyncType(action: ActionModel): GraphQLObjectType {
-    const field = (fieldName: "id" | "created_at" | "errors" | "output", type: GraphQLOutputType) => ({
+    const field = (fieldName: keyof typeof ASYNC_FIELD_DESCRIPTIONS, type: GraphQLOutputType) => ({
       type,
+      description: ASYNC_FIELD_DESCRIPTIONS[fieldName],
       extensions: info({ kind: "async_field", field: fieldName }),
     });
     return this.builder.named(
@@ -168,7 +181,7 @@ export class ActionTypes {
       () =>
         new GraphQLObjectType({
           name: action.name,
-          ...describe(action.description),
+          description: `fields of action: "${action.name}"`,
           fields: () => ({
             id: field("id", new GraphQLNonNull(this.builder.scalarNamed("uuid"))),
             created_at: field("created_at", new GraphQLNonNull(this.builder.scalarNamed("timestamptz"))),

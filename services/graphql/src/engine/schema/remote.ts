@@ -26,7 +26,6 @@ import {
   GraphQLObjectType,
   type GraphQLOutputType,
   GraphQLUnionType,
-  getNullableType,
   parseValue,
   valueFromAST,
 } from "graphql";
@@ -265,7 +264,9 @@ export function remoteRootFields(
 /**
  * A table's remote relationships as fields of its object type
  * (https://hasura.io/docs/2.0/remote-schemas/remote-relationships/remote-schema-relationships/):
- * the remote field's type made nullable, with the arguments the relationship does not fix. A role
+ * the remote field's type as the remote declares it (Hasura wraps the field with it:
+ * remoteRelationshipToSchemaField in server/src-lib/Hasura/GraphQL/Schema/RemoteRelationship.hs;
+ * a row whose join value is null still answers null), with the arguments the relationship does not fix. A role
  * sees one when it may select every lhs column (`columns`), as Hasura's schema checks the join
  * columns' select permission (remoteRelationshipField in server/src-lib/Hasura/GraphQL/Schema/RemoteRelationship.hs).
  */
@@ -290,7 +291,7 @@ export function remoteRelationshipFields(
       const stripped = strippedInput(builder, types, rel.remote, arg, fixed[arg.name], suffix);
       if (stripped) args[arg.name] = stripped;
     }
-    fields[rel.name] = { ...config, type: getNullableType(config.type), args };
+    fields[rel.name] = { ...config, args };
   }
   return fields;
 }

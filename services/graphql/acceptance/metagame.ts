@@ -1,0 +1,141 @@
+/**
+ * Acceptance run against a real Hasura application: MetaGame (https://github.com/MetaFam/TheGame,
+ * release v1.0.2022-12-12; GPL, so it is read from a checkout at run time and nothing of it is
+ * kept in this repository). Not part of `npm test`.
+ *
+ *   npm run acceptance:metagame -w services/graphql -- <checkout> [--database postgresql://...]
+ *
+ * (or METAGAME_CHECKOUT / METAGAME_DATABASE_URL; METAGAME_LOG_LEVEL=warn shows the engine's log).
+ * Without a database URL it runs on PGlite in memory; with a server URL it creates a throw-away
+ * database there and drops it at the end. The README's GraphQL section says how to make a checkout.
+ *
+ * 1. The engine starts as the service starts, on the checkout's `hasura/` migrations and v2
+ *    metadata unchanged, the variables the metadata names pointing at local stand-ins (the remote
+ *    schema `backend` served from the backend's own SDL).
+ * 2. Every migration is applied; only what the engine does not serve yet (event and cron
+ *    triggers) is reported inconsistent; the actions, the remote schema's fields and the remote
+ *    relationships are in the admin schema; every table is served.
+ * 3. Every operation of the web client validates against the admin schema; the schemas of the
+ *    roles `player` and `public` are reported as information.
+ * 4. Restarted with the remote down, the engine starts, serves the tables, and reports the remote
+ *    schema and the remote relationships to it.
+ *
+ * Exits 1, naming every failed check, when any fails.
+ */
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { openScratchDatabase } from "@platform/core";
+import { parse as parseYaml } from "yaml";
+import { type Checkout, metadataEnvNames, openCheckout, remoteSchemaSdl } from "./metagame/checkout.js";
+import { checkMetadata, checkMigrations, checkRemoteDown, checkTablesServed } from "./metagame/checks.js";
+import { startEngine } from "./metagame/engine.js";
+import { clientDocuments } from "./metagame/operations.js";
+import { Report } from "./metagame/report.js";
+import { startRemoteStandIn, startWebhookSink } from "./metagame/stand-ins.js";
+import { TemplateIndex } from "./metagame/templates.js";
+import { validateClient } from "./metagame/validate-client.js";
+
+interface Options {
+  checkout: string;
+  databaseUrl: string | undefined;
+  logLevel: string;
+}
+
+function readOptions(argv: string[]): Options {
+  let checkout = process.env.METAGAME_CHECKOUT;
+  let databaseUrl = process.env.METAGAME_DATABASE_URL;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--database") databaseUrl = argv[++i];
+    else if (arg.startsWith("--database=")) databaseUrl = arg.slice("--database=".length);
+    else checkout = arg;
+  }
+  if (!checkout) throw new Error("usage: metagame.ts <TheGame checkout> [--database postgresql://...] (or METAGAME_CHECKOUT)");
+  // `npm run -w` runs in the package's folder: a relative path means the caller's.
+  return {
+    checkout: resolve(process.env.INIT_CWD ?? process.cwd(), checkout),
+    databaseUrl: databaseUrl || undefined,
+    logLevel: process.env.METAGAME_LOG_LEVEL ?? "silent",
+  };
+}
+
+/** The remote schemas of remote_schemas.yaml, each with the variable its URL is read from. */
+function remoteSchemaVariables(checkout: Checkout): Map<string, string> {
+  const list = parseYaml(readFileSync(join(checkout.metadataDir, "remote_schemas.yaml"), "utf8")) as
+    | { name: string; definition: { url_from_env?: string; url?: string } }[]
+    | null;
+  const out = new Map<string, string>();
+  for (const remote of list ?? []) {
+    const variable = remote.definition.url_from_env ?? /\{\{\s*(\w+)\s*\}\}/.exec(remote.definition.url ?? "")?.[1];
+    if (!variable) throw new Error(`remote schema ${remote.name}: no variable names its URL`);
+    out.set(remote.name, variable);
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const options = readOptions(process.argv.slice(2));
+  const checkout = openCheckout(options.checkout);
+  const report = new Report();
+  const documents = clientDocuments(new TemplateIndex(checkout.root).templatesUnder(checkout.webDir), checkout.root);
+  const remote = await startRemoteStandIn(remoteSchemaSdl(checkout));
+  const remoteRootFields = Object.keys(remote.schema.getQueryType()?.getFields() ?? {});
+  const sink = await startWebhookSink();
+  const remotes = remoteSchemaVariables(checkout);
+  const remoteVariables = new Set(remotes.values());
+  const env: Record<string, string> = {
+    HASURA_GRAPHQL_MIGRATIONS_DIR: checkout.migrationsDir,
+    HASURA_GRAPHQL_METADATA_DIR: checkout.metadataDir,
+  };
+  for (const name of metadataEnvNames(checkout.metadataDir))
+    env[name] = remoteVariables.has(name) ? remote.url : `${sink.url}/${name.toLowerCase()}`;
+
+  const scratch = await openScratchDatabase(options.databaseUrl, "metagame_acceptance");
+  const summary: string[] = [];
+  try {
+    report.section(`MetaGame ${checkout.root} on ${options.databaseUrl ? "PostgreSQL (a throw-away database)" : "PGlite (in memory)"}`);
+    for (const [name, value] of Object.entries(env)) report.info(`${name}=${value}`);
+    const engine = await startEngine(scratch.db, env, options.logLevel);
+    let relationships = 0;
+    try {
+      const migrations = await checkMigrations(report, scratch.db, checkout.migrationsDir);
+      const served = await checkMetadata(report, engine, remoteRootFields);
+      await checkTablesServed(report, engine);
+      relationships = served.remoteRelationships;
+      const client = await validateClient(report, engine, documents);
+      summary.push(
+        `${migrations} migrations; ${served.tables} tables, ${served.actions} actions, 1 remote schema, ${served.remoteRelationships} remote relationships`,
+        `reported: ${served.reported.join(", ")}`,
+        `web client: ${client.adminValid}/${client.operations} operations valid for admin, ${[...client.roles].map(([role, n]) => `${n} for ${role}`).join(", ")}`,
+      );
+    } finally {
+      await engine.close();
+    }
+
+    // The same database, the stand-in stopped: its URL now refuses connections.
+    await remote.server.stop();
+    const down = await startEngine(scratch.db, env, options.logLevel);
+    try {
+      const reported = await checkRemoteDown(report, down, [...remotes.keys()], remoteRootFields, relationships);
+      summary.push(`remote down, reported: ${reported.filter((r) => !/^(event|cron)_trigger/.test(r)).join(", ")} (and the triggers)`);
+    } finally {
+      await down.close();
+    }
+  } finally {
+    await remote.server.close();
+    await sink.close();
+    await scratch.dispose();
+  }
+  report.section("summary");
+  for (const line of summary) report.info(line);
+  if (report.failures.length > 0) {
+    console.error(`\nFAILED: ${report.failures.length} check(s)\n - ${report.failures.join("\n - ")}`);
+    process.exit(1);
+  }
+  console.log("\nall checks passed");
+}
+
+main().catch((error: unknown) => {
+  console.error(`\nFAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+});
