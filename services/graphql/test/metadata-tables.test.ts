@@ -106,6 +106,56 @@ describe("track_table", () => {
   });
 });
 
+describe("pg_track_tables / pg_untrack_tables", () => {
+  const table = (name: string) => ({ table: { schema: "public", name } });
+
+  it("tracks each table, the ones that fail reported as warnings", () => {
+    const { metadata, result } = run(tracked("author"), [
+      "pg_track_tables",
+      { tables: [table("author"), table("article"), table("nope")] },
+    ]);
+    expect(result).toEqual({
+      message: "success",
+      warnings: [
+        {
+          code: "track-table-failed",
+          message: 'view/table already tracked: "author"',
+          name: "table public.author in source default",
+          type: "table",
+        },
+        {
+          code: "track-table-failed",
+          message: 'Inconsistent object: no such table/view exists in source: "nope"',
+          name: "table public.nope in source default",
+          type: "table",
+        },
+      ],
+    });
+    expect(tablesOf(metadata).map((t) => t.table)).toEqual([
+      { schema: "public", name: "author" },
+      { schema: "public", name: "article" },
+    ]);
+    expect(run(metadata, ["pg_untrack_tables", { tables: [table("article"), table("publisher")] }]).result).toMatchObject({
+      message: "success",
+      warnings: [{ code: "untrack-table-failed", message: 'view/table already untracked: "publisher"' }],
+    });
+  });
+
+  it("refuses the whole command when warnings are not allowed, or when every table fails", () => {
+    const metadata = tracked("author");
+    expect(failure(metadata, "pg_track_tables", { tables: [table("article"), table("author")], allow_warnings: false })).toMatchObject({
+      code: "metadata-warnings",
+      error: "failed due to metadata warnings",
+      path: "$.args",
+    });
+    expect(failure(metadata, "pg_track_tables", { tables: [table("author")] })).toMatchObject({
+      code: "invalid-configuration",
+      error: "all tables failed to track",
+    });
+    expect(failure(metadata, "pg_track_tables", { tables: {} })).toMatchObject({ code: "parse-failed", path: "$.args.tables" });
+  });
+});
+
 describe("untrack_table", () => {
   const linked = () =>
     run(

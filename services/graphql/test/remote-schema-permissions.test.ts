@@ -259,7 +259,7 @@ describe.each(testBackends)("remote schema permissions [%s]", (backend) => {
 
       // Presets inside input objects: a literal, a variable (expanded), and a page the role cannot give at all.
       expect(await run("{ items(filter: {range: {high: 4}}) { id } }", user)).toEqual({ data: { items: [{ id: 2 }] } });
-      expect(lastSent()?.query).toContain("page: {size: 1, offset: 0}");
+      expect(lastSent()?.query).toMatch(/page: \{size: 1,\s*offset: 0\}/);
       expect(await run("query ($f: Filter) { items(filter: $f) { id } }", user, { f: { range: { high: 4 } } })).toEqual({
         data: { items: [{ id: 2 }] },
       });

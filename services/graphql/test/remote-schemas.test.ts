@@ -135,6 +135,18 @@ describe.each(testBackends)("remote schemas [%s]", (backend) => {
     expect(await metadata({ type: "get_inconsistent_metadata", args: {} })).toMatchObject({ status: 200, body: { is_consistent: true } });
   });
 
+  it("introspect_remote_schema answers the remote's introspection as the remote gave it", async () => {
+    const answer = await metadata({ type: "introspect_remote_schema", args: { name: "users" } });
+    expect(answer.status).toBe(200);
+    const schema = (answer.body as { data: { __schema: { queryType: { name: string }; types: Array<{ name: string }> } } }).data.__schema;
+    expect(schema.queryType).toMatchObject({ name: "Query" });
+    expect(schema.types.map((t) => t.name)).toEqual(expect.arrayContaining(["User", "Robot", "Thing", "UserFilter", "JSON"]));
+    expect(await metadata({ type: "introspect_remote_schema", args: { name: "nope" } })).toEqual({
+      status: 400,
+      body: { path: "$.args", error: 'remote schema: "nope" not found', code: "not-exists" },
+    });
+  });
+
   it("answers tables and remote fields of one query together, in field order", async () => {
     const before = remote.requests.length;
     const body = await run("{ a: users { name } posts(order_by: {id: asc}) { title } b: user(id: 1) { name } __typename }");
@@ -195,8 +207,8 @@ describe.each(testBackends)("remote schemas [%s]", (backend) => {
   it("answers a remote's errors as Hasura does: data null and the remote's errors, path kept", async () => {
     expect(await run("{ posts { id } boom { id name } }")).toEqual({
       data: null,
-      // Locations are the remote's, in the document it was sent.
-      errors: [{ message: "name unavailable", locations: [{ line: 4, column: 5 }], path: ["boom", "name"] }],
+      // Locations are the remote's, in the document it was sent (one line, as Hasura lays it out).
+      errors: [{ message: "name unavailable", locations: [{ line: 1, column: 21 }], path: ["boom", "name"] }],
     });
   });
 

@@ -19,6 +19,7 @@ import {
   Kind,
   KnownArgumentNamesRule,
   KnownDirectivesRule,
+  KnownTypeNamesRule,
   NoFragmentCyclesRule,
   NoUnusedVariablesRule,
   type OperationDefinitionNode,
@@ -28,6 +29,7 @@ import {
   UniqueDirectivesPerLocationRule,
   type ValidationRule,
   ValuesOfCorrectTypeRule,
+  VariablesInAllowedPositionRule,
   validate,
 } from "graphql";
 import { HasuraValuesRule, type VariableUsage } from "./coercion-rule.js";
@@ -61,7 +63,14 @@ import { slotVariables } from "./plan/slots.js";
 import { RoleSchemaBuilder } from "./schema/build.js";
 import { ADMIN_ROLE, type Session } from "./session.js";
 import { toHasuraError } from "./validation-errors.js";
-import { HasuraArgumentsRule, HasuraDirectivesRule, HasuraFieldsRule, HasuraFragmentCyclesRule } from "./validation-rules.js";
+import {
+  HasuraArgumentsRule,
+  HasuraDirectivesRule,
+  HasuraFieldsRule,
+  HasuraFragmentCyclesRule,
+  HasuraKnownTypeNamesRule,
+  HasuraVariablesInAllowedPositionRule,
+} from "./validation-rules.js";
 import { checkVariables } from "./variables.js";
 
 /**
@@ -78,6 +87,8 @@ const REPLACED = new Map<unknown, ValidationRule | null>([
   [KnownDirectivesRule, HasuraDirectivesRule],
   [UniqueDirectivesPerLocationRule, null],
   [NoFragmentCyclesRule, HasuraFragmentCyclesRule],
+  [KnownTypeNamesRule, HasuraKnownTypeNamesRule],
+  [VariablesInAllowedPositionRule, HasuraVariablesInAllowedPositionRule],
 ]);
 const RULES = specifiedRules.flatMap((rule) => {
   const replacement = REPLACED.get(rule);

@@ -1,7 +1,8 @@
 /**
  * Our own versions of graphql-js's validation rules whose errors Hasura words differently
  * (FieldsOnCorrectTypeRule, KnownArgumentNamesRule, KnownDirectivesRule,
- * UniqueDirectivesPerLocationRule, NoFragmentCyclesRule): they report Hasura's message and code directly, from the
+ * UniqueDirectivesPerLocationRule, NoFragmentCyclesRule, VariablesInAllowedPositionRule) or accept
+ * more (KnownTypeNamesRule): they report Hasura's message and code directly, from the
  * error catalogue, with the node whose path Hasura gives (validation-errors.ts computes it).
  * Hasura's wording: server/src-lib/Hasura/GraphQL/Parser/Collect.hs and Directives.hs.
  */
@@ -10,12 +11,27 @@ import {
   type ASTVisitor,
   type DirectiveNode,
   GraphQLError,
+  type GraphQLInputType,
   isInterfaceType,
+  isListType,
+  isNonNullType,
   isObjectType,
   Kind,
+  KnownTypeNamesRule,
+  print,
+  type TypeNode,
   type ValidationContext,
+  type VariableDefinitionNode,
 } from "graphql";
-import { fieldNotFound, type HasuraError, misplacedDirective, repeatedDirective, unknownArgument, unknownDirective } from "./errors.js";
+import {
+  fieldNotFound,
+  type HasuraError,
+  misplacedDirective,
+  repeatedDirective,
+  unknownArgument,
+  unknownDirective,
+  variableTypeMismatch,
+} from "./errors.js";
 import { fragmentCycleError } from "./fragment-cycles.js";
 
 function report(context: ValidationContext, node: ASTNode, error: HasuraError): void {
@@ -111,6 +127,61 @@ export function HasuraFragmentCyclesRule(context: ValidationContext): ASTVisitor
       const cycle = fragmentCycleError(node);
       if (cycle)
         context.reportError(new GraphQLError(cycle.message, { extensions: { hasuraCode: cycle.hasuraCode, hasuraPath: cycle.path } }));
+    },
+  };
+}
+
+/**
+ * Type names must exist, except in an inline fragment's type condition and a variable's type:
+ * Hasura selects nothing from `... on T` when T is not a type of the role's schema (the remote's
+ * own name of a type its customization renamed, say), and checks a variable's type only where the
+ * variable is used (HasuraVariablesInAllowedPositionRule).
+ */
+export function HasuraKnownTypeNamesRule(context: ValidationContext): ASTVisitor {
+  const known = KnownTypeNamesRule(context) as { NamedType: (...args: unknown[]) => void };
+  return {
+    NamedType(node, key, parent, path, ancestors) {
+      if (parent && !Array.isArray(parent) && (parent as ASTNode).kind === Kind.INLINE_FRAGMENT) return;
+      if (ancestors.some((a) => !Array.isArray(a) && (a as ASTNode).kind === Kind.VARIABLE_DEFINITION)) return;
+      known.NamedType(node, key, parent, path, ancestors);
+    },
+  };
+}
+
+/** Whether a variable of type `declared` fits where `expected` is: the same names and lists, never null where null is not. */
+function fits(declared: TypeNode, expected: GraphQLInputType): boolean {
+  if (isNonNullType(expected)) return declared.kind === Kind.NON_NULL_TYPE && fits(declared.type, expected.ofType);
+  if (declared.kind === Kind.NON_NULL_TYPE) return fits(declared.type, expected);
+  if (isListType(expected)) return declared.kind === Kind.LIST_TYPE && fits(declared.type, expected.ofType);
+  return declared.kind === Kind.NAMED_TYPE && declared.name.value === expected.name;
+}
+
+/**
+ * A variable used where its declared type does not fit (GraphQL's "all variable usages are
+ * allowed", by type names, so a type the schema does not have never fits), in Hasura's words: a
+ * nullable variable fits a non-null place only when it or the place has a non-null default.
+ */
+export function HasuraVariablesInAllowedPositionRule(context: ValidationContext): ASTVisitor {
+  let declared = new Map<string, VariableDefinitionNode>();
+  return {
+    OperationDefinition: {
+      enter() {
+        declared = new Map();
+      },
+      leave(operation) {
+        for (const usage of context.getRecursiveVariableUsages(operation)) {
+          const def = declared.get(usage.node.name.value);
+          if (!def || !usage.type) continue;
+          let expected = usage.type;
+          const defaulted = (def.defaultValue && def.defaultValue.kind !== Kind.NULL) || usage.defaultValue !== undefined;
+          if (isNonNullType(expected) && def.type.kind !== Kind.NON_NULL_TYPE && defaulted) expected = expected.ofType;
+          if (!fits(def.type, expected))
+            report(context, usage.node, variableTypeMismatch(usage.node.name.value, print(def.type), String(usage.type)));
+        }
+      },
+    },
+    VariableDefinition(node) {
+      declared.set(node.variable.name.value, node);
     },
   };
 }

@@ -27,6 +27,7 @@ export type HasuraCode =
   | "invalid-params"
   | "jwt-invalid-claims"
   | "jwt-missing-role-claims"
+  | "metadata-warnings"
   | "node-limit-exceeded"
   | "not-exists"
   | "not-found"

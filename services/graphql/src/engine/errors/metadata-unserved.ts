@@ -38,6 +38,11 @@ export function remoteSchemaToReloadNotFound(name: string): HasuraError {
   return new HasuraError("not-exists", `remote schema with name "${name}" does not exist`, ARGS);
 }
 
+/** introspect_remote_schema's wording (runIntrospectRemoteSchema). */
+export function remoteSchemaNotFound(name: string): HasuraError {
+  return new HasuraError("not-exists", `remote schema: "${name}" not found`, ARGS);
+}
+
 /** The remote schema permission commands' wording. */
 export function remoteSchemaOfPermissionNotFound(name: string): HasuraError {
   return new HasuraError("not-exists", `remote schema "${name}" doesn't exist`, ARGS);

@@ -191,3 +191,13 @@ export function functionPermissionNeedsSelect(returns: QualifiedTable, role: str
 export function relationshipNotFound(name: string): HasuraError {
   return new HasuraError("not-exists", `relationship "${name}" does not exist`, ARGS);
 }
+
+/** pg_track_tables / pg_untrack_tables where every table failed (their warnings in `internal`). */
+export function allTablesFailed(kind: "track" | "untrack", warnings: unknown[]): HasuraError {
+  return new HasuraError("invalid-configuration", `all tables failed to ${kind}`, ARGS, 400, { internal: warnings });
+}
+
+/** A command with `allow_warnings: false` that warned (Hasura's MetadataWarnings). */
+export function metadataWarnings(warnings: unknown[]): HasuraError {
+  return new HasuraError("metadata-warnings", "failed due to metadata warnings", ARGS, 400, { internal: warnings });
+}

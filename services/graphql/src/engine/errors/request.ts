@@ -143,6 +143,15 @@ export function ruleError(code: HasuraCode, message: string, path: string): Hasu
   return new HasuraError(code, message, path);
 }
 
+/** A variable used where its declared type does not fit (typeCheck in server/src-lib/Hasura/GraphQL/Parser/Internal/TypeChecking.hs). */
+export function variableTypeMismatch(name: string, declared: string, expected: string, path = "$"): HasuraError {
+  return new HasuraError(
+    "validation-failed",
+    `variable '${name}' is declared as '${declared}', but used where '${expected}' is expected`,
+    path,
+  );
+}
+
 /** A graphql-js validation message without a Hasura wording of ours, passed through as it is. */
 export function validationFailed(message: string, path: string): HasuraError {
   return new HasuraError("validation-failed", message, path);

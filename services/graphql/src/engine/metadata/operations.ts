@@ -35,6 +35,7 @@ import {
   untrackFunction,
   untrackTable,
 } from "./tables.js";
+import { trackTables, untrackTables } from "./track-tables.js";
 import { DEFAULT_SOURCE, type Metadata } from "./types.js";
 import { dropUnserved, tableList, unservedInconsistencies } from "./unserved.js";
 import { UNSERVED_GLOBAL_OPERATIONS, UNSERVED_SOURCE_OPERATIONS } from "./unserved-operations.js";
@@ -149,6 +150,8 @@ const dropInconsistentMetadata: Operation = (metadata, _args, catalog, context) 
 const SOURCE_OPERATIONS: Record<string, Operation> = {
   track_table: trackTable,
   untrack_table: untrackTable,
+  track_tables: trackTables,
+  untrack_tables: untrackTables,
   set_table_is_enum: setTableIsEnum,
   set_table_customization: setTableCustomization,
   set_table_custom_fields: setTableCustomFields,

@@ -14,6 +14,7 @@ import {
   noSuchRemoteSchema,
   objectInconsistent,
   remoteSchemaExists,
+  remoteSchemaNotFound,
   remoteSchemaToReloadNotFound,
   remoteSchemaToUpdateNotFound,
   remoteSchemaUrlMissing,
@@ -159,6 +160,14 @@ async function prepareReload(metadata: Metadata, raw: unknown, remotes: RemoteSc
   if (fresh.length > 0) throw newlyFoundInconsistentMetadata(fresh);
 }
 
+/** runIntrospectRemoteSchema: the served remote's introspection answer, as the remote gave it. */
+const introspectRemoteSchema: Operation = (metadata, raw, _catalog, context) => {
+  const name = requireString(argsObject(raw, ARGS), "name", ARGS);
+  const remote = context?.remotes?.served(name);
+  if (!remote) throw remoteSchemaNotFound(name);
+  return { metadata, result: (remote.introspection.answer ?? null) as Json };
+};
+
 export interface RemoteSchemaOperation {
   run: Operation;
   modifies: boolean;
@@ -170,4 +179,5 @@ export const REMOTE_SCHEMA_OPERATIONS: Record<string, RemoteSchemaOperation> = {
   update_remote_schema: { run: updateRemoteSchema, modifies: true, prepare: prepareUpdate },
   remove_remote_schema: { run: removeRemoteSchema, modifies: true, prepare: async () => {} },
   reload_remote_schema: { run: reloadRemoteSchema, modifies: true, prepare: prepareReload },
+  introspect_remote_schema: { run: introspectRemoteSchema, modifies: false, prepare: async () => {} },
 };

@@ -20,7 +20,7 @@ import {
 } from "graphql";
 import { remoteSchemaMissing } from "../errors.js";
 import type { TypeRef } from "../model/types.js";
-import { remotePathField, remoteView } from "../remote/permission.js";
+import { relationshipField, remoteView } from "../remote/permission.js";
 import type { RemoteRelationshipModel } from "../remote/relationships.js";
 import type { RemoteCustomizer, RemoteFieldDef, RemoteIntrospection, RemoteSchemaModel } from "../remote/types.js";
 import { definitionOf, objectTypeOf, type PlanContext } from "./context.js";
@@ -64,15 +64,19 @@ class Translator {
 
   constructor(
     private readonly ctx: PlanContext,
-    remote: RemoteSchemaModel,
+    private readonly remote: RemoteSchemaModel,
     readonly view: RemoteIntrospection,
   ) {
     this.names = reverse(remote.customizer);
     this.arguments = new RemoteArguments(view, ctx.variables, (value) => this.noteVariables(value));
   }
 
-  private typeName(ours: string): string {
-    return this.names.types.get(ours) ?? ours;
+  /** The remote's name of our type `ours`, or null when our schema has no such type of this remote. */
+  private typeName(ours: string): string | null {
+    const renamed = this.names.types.get(ours);
+    if (renamed !== undefined) return renamed;
+    const own = this.view.types.has(ours) && (this.remote.customizer.typeNames.get(ours) ?? ours) === ours;
+    return own ? ours : null;
   }
 
   /** The remote's field of `parent` (the remote's type name) that our `field` name is. */
@@ -105,6 +109,8 @@ class Translator {
       const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : this.ctx.fragments[selection.name.value];
       if (!fragment) continue;
       const condition = fragment.typeCondition ? this.typeName(fragment.typeCondition.name.value) : parent;
+      // A condition naming no type of ours (validation lets an inline fragment's through) selects nothing.
+      if (condition === null) continue;
       out.push({
         kind: Kind.INLINE_FRAGMENT,
         typeCondition: { kind: Kind.NAMED_TYPE, name: name(condition) },
@@ -152,7 +158,8 @@ class Translator {
 
   /** A variable's type in the remote's names. */
   private typeNode(type: TypeNode): TypeNode {
-    if (type.kind === Kind.NAMED_TYPE) return { kind: Kind.NAMED_TYPE, name: name(this.typeName(type.name.value)) };
+    if (type.kind === Kind.NAMED_TYPE)
+      return { kind: Kind.NAMED_TYPE, name: name(this.names.types.get(type.name.value) ?? type.name.value) };
     if (type.kind === Kind.LIST_TYPE) return { kind: Kind.LIST_TYPE, type: this.typeNode(type.type) };
     return { kind: Kind.NON_NULL_TYPE, type: this.typeNode(type.type) as Exclude<TypeNode, { kind: Kind.NON_NULL_TYPE }> };
   }
@@ -231,7 +238,7 @@ export function planRemoteJoin(ctx: PlanContext, rel: RemoteRelationshipModel, f
   const typenames: TypenameTree = new Map();
   const selections = field.selections.flatMap((s) => s.selections);
   const remoteName = rel.field.name;
-  const sent = translator.sent(field.node, remoteName, remoteName, selections, remotePathField(view, rel.path) ?? rel.field, typenames);
+  const sent = translator.sent(field.node, remoteName, remoteName, selections, relationshipField(rel, view) ?? rel.field, typenames);
   const { definitions, values } = translator.variableDefinitions();
   const sessionPresets = [...translator.arguments.sessionPresets.values()];
   return { kind: "remote_rel", key: field.responseKey, rel, field: sent, variables: definitions, values, typenames, path, sessionPresets };

@@ -23,7 +23,7 @@ export async function fetchIntrospection(definition: RemoteSchemaDefinition, env
     throw remoteSchemaError(`Error in $: ${(error as Error).message}`);
   }
   try {
-    return readIntrospection(answer);
+    return { ...readIntrospection(answer), answer };
   } catch (error) {
     if (error instanceof IntrospectionFailure) throw remoteSchemaError(error.message);
     throw error;

@@ -52,7 +52,7 @@ export function remoteView(remote: RemoteSchemaModel, role: string, permissionsO
 }
 
 /** The field a remote relationship's path reaches in `view` (from its query root), if the view has every step. */
-export function remotePathField(view: RemoteIntrospection, path: ReadonlyArray<{ field: string }>): RemoteFieldDef | undefined {
+function remotePathField(view: RemoteIntrospection, path: ReadonlyArray<{ field: string }>): RemoteFieldDef | undefined {
   let typeName: string | null = view.queryRoot;
   let field: RemoteFieldDef | undefined;
   for (const step of path) {
@@ -65,4 +65,14 @@ export function remotePathField(view: RemoteIntrospection, path: ReadonlyArray<{
     typeName = type.name;
   }
   return field;
+}
+
+/** A remote relationship's field as `view` has it (its arguments in the relationship's order: by name), if the view reaches it. */
+export function relationshipField(
+  rel: { remote: RemoteSchemaModel; path: ReadonlyArray<{ field: string }>; field: RemoteFieldDef },
+  view: RemoteIntrospection,
+): RemoteFieldDef | undefined {
+  if (view === rel.remote.introspection) return rel.field;
+  const field = remotePathField(view, rel.path);
+  return field && { ...field, args: [...field.args].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) };
 }

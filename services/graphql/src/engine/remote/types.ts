@@ -52,6 +52,8 @@ export interface RemoteIntrospection {
   subscriptionRoot: string | null;
   /** A role's view with at least one `@preset`: its requests need their arguments rewritten. */
   presets?: boolean;
+  /** The remote's answer to the introspection query, as it came (introspect_remote_schema answers it). */
+  answer?: unknown;
 }
 
 /** The `customization` of a remote schema definition, as given. */

@@ -32,7 +32,7 @@ import {
 import { tableLabel } from "../errors.js";
 import type { TableModel, TypeRef } from "../model/types.js";
 import { reachableTypes } from "../remote/conflicts.js";
-import { remotePathField, remoteView } from "../remote/permission.js";
+import { relationshipField, remoteView } from "../remote/permission.js";
 import {
   customFieldName,
   customTypeName,
@@ -280,7 +280,7 @@ export function remoteRelationshipFields(
     if (!rel.lhs.every((c) => columns.has(c))) continue;
     const view = remoteView(rel.remote, builder.role, builder.model.remoteSchemaPermissions);
     // With remote schema permissions, the role reaches the relationship's field through its own view, or not at all.
-    const field = view ? remotePathField(view, rel.path) : undefined;
+    const field = view ? relationshipField(rel, view) : undefined;
     if (!view || !field) continue;
     const types = new RemoteTypes(builder, rel.remote, view);
     const config = types.field(field, { kind: "remote_rel", rel: rel.name });
