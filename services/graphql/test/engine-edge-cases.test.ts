@@ -107,6 +107,37 @@ describe.each(testBackends)("%s", (backend) => {
     );
   });
 
+  it("checks a variable's type where it is used, in Hasura's words, and lets an unknown one go unused", async () => {
+    const answer = async (query: string, variables: Record<string, unknown> = {}) =>
+      JSON.parse(await suite.engine.execute({ query, variables }, ADMIN));
+    expect(await answer("query ($n: String) { author(limit: $n) { id } }", { n: "1" })).toEqual({
+      errors: [
+        {
+          message: "variable 'n' is declared as 'String', but used where 'Int' is expected",
+          extensions: { path: "$.selectionSet.author.args.limit", code: "validation-failed" },
+        },
+      ],
+    });
+    expect((await answer("query ($w: NoSuchType) { author(where: $w) { id } }")).errors[0].message).toBe(
+      "variable 'w' is declared as 'NoSuchType', but used where 'author_bool_exp' is expected",
+    );
+    // A nullable variable fits a non-null place when it has a default; a non-null one fits a nullable place.
+    expect(
+      await answer("query ($n: Int = 1, $m: Int!) { author(limit: $m, order_by: {id: asc}, where: {id: {_gte: $n}}) { id } }", { m: 1 }),
+    ).toEqual({
+      data: { author: [{ id: 1 }] },
+    });
+    expect(await answer("query ($unused: NoSuchType) { author(limit: 1, order_by: {id: asc}) { id } }")).toEqual({
+      data: { author: [{ id: 1 }] },
+    });
+  });
+
+  it("selects nothing from an inline fragment on a type the schema does not have", async () => {
+    expect(await data("{ author(limit: 1, order_by: {id: asc}) { id ... on NoSuchType { name } ... on author { name } } }")).toEqual({
+      author: [{ id: 1, name: expect.any(String) }],
+    });
+  });
+
   it("types an object relationship nullable for a role that may not read every target row", async () => {
     const type = (role: string) => String((suite.engine.schemaFor(role).getType("article") as GraphQLObjectType).getFields().author?.type);
     // author_id is NOT NULL, yet the reader sees only author 1: its other articles' author answers null.

@@ -142,7 +142,10 @@ export function HasuraKnownTypeNamesRule(context: ValidationContext): ASTVisitor
   return {
     NamedType(node, key, parent, path, ancestors) {
       if (parent && !Array.isArray(parent) && (parent as ASTNode).kind === Kind.INLINE_FRAGMENT) return;
-      if (ancestors.some((a) => !Array.isArray(a) && (a as ASTNode).kind === Kind.VARIABLE_DEFINITION)) return;
+      const inVariableDefinition = [parent, ...ancestors].some(
+        (a) => a && !Array.isArray(a) && (a as ASTNode).kind === Kind.VARIABLE_DEFINITION,
+      );
+      if (inVariableDefinition) return;
       known.NamedType(node, key, parent, path, ancestors);
     },
   };
