@@ -257,6 +257,14 @@ describe.each(testBackends)("remote relationships [%s]", (backend) => {
     });
     const last = remote.requests[remote.requests.length - 1];
     expect(last?.body.variables).toEqual({ u: true });
+    // The plan is kept for the operation: the next request's own values are sent.
+    expect(await run(query, ADMIN_HEADERS, { u: false })).toEqual({
+      data: { authors_by_pk: { profile: { __typename: "Profile", bio: "two" } } },
+    });
+    expect(remote.requests[remote.requests.length - 1]?.body.variables).toEqual({ u: false });
+    const id = "query q($id: Int!, $u: Boolean) { authors_by_pk(id: $id) { profile(upper: $u) { bio } } }";
+    expect(await run(id, ADMIN_HEADERS, { id: 1, u: true })).toEqual({ data: { authors_by_pk: { profile: { bio: "ONE" } } } });
+    expect(await run(id, ADMIN_HEADERS, { id: 2 })).toEqual({ data: { authors_by_pk: { profile: { bio: "two" } } } });
   });
 
   it("joins the rows a mutation returns, after its transaction", async () => {

@@ -51,7 +51,7 @@ import {
 import { answerWithIntrospection } from "./executors/introspection.js";
 import { runMutation } from "./executors/mutation.js";
 import { type CompiledQuery, compileQuery, runQuery, runQueryOnce } from "./executors/query.js";
-import { hasRemoteJoins, joinRemoteRelationships } from "./executors/remote-joins.js";
+import { joinRemoteRelationships, remoteJoinNodes } from "./executors/remote-joins.js";
 import { Lru } from "./lru.js";
 import type { Model } from "./model/types.js";
 import { fromPostgres } from "./pg-errors.js";
@@ -60,6 +60,7 @@ import { collectFields, type Fragments } from "./plan/fields.js";
 import { selectsRemoteField } from "./plan/remote.js";
 import { planMutationField, planQueryField } from "./plan/root.js";
 import { slotVariables } from "./plan/slots.js";
+import type { Variables } from "./plan/values.js";
 import { RoleSchemaBuilder } from "./schema/build.js";
 import { ADMIN_ROLE, type Session } from "./session.js";
 import { toHasuraError } from "./validation-errors.js";
@@ -181,7 +182,7 @@ export class Engine {
   /** Where each operation uses its variables, per (role, query, operation name). */
   private readonly usages = new Lru<VariableUsage[]>(4000, 1_000_000, 32_000);
   private readonly compiled = new Lru<CompiledQuery>(2000, 4_000_000, 128_000);
-  /** Operations (as `compiled` keys them) whose plan joins remote relationships: planned anew for each request, never compiled ahead. */
+  /** Operations (as `compiled` keys them) whose remote joins carry a request's values (variables expanded for a role's presets): planned for each request. */
   private readonly joining = new Lru<true>(2000, 1_000_000, 32_000);
 
   /** What the compiler is told: the engine's options, and what this database can compile safely. */
@@ -265,8 +266,9 @@ export class Engine {
   }
 
   /** What an action call takes from the request (the executors add the database and the session). */
-  private actionCall(query: string, options: ExecuteOptions, setCookies: string[]) {
-    return { query, clientHeaders: options.headers ?? {}, env: this.options.env ?? process.env, signal: options.signal, setCookies };
+  private actionCall(query: string, options: ExecuteOptions, setCookies: string[], variables: Variables) {
+    const env = this.options.env ?? process.env;
+    return { query, clientHeaders: options.headers ?? {}, env, signal: options.signal, setCookies, variables };
   }
 
   private async run(request: GraphQLRequest, session: Session, options: ExecuteOptions, setCookies: string[]): Promise<string> {
@@ -316,7 +318,7 @@ export class Engine {
         new CompileContext(this.model, session, this.compileOptions),
         fields,
         options.signal,
-        this.actionCall(request.query, options, setCookies),
+        this.actionCall(request.query, options, setCookies, variables),
       );
     }
     const input = { variables, session };
@@ -336,13 +338,15 @@ export class Engine {
       const handled = introspection || fields.some((f) => answeredByHandler(definitionOf(root, f.name)?.info.kind));
       const known = handled || this.joining.get(planKey) === true;
       // Planned with slots for the variables' values: compiled below, the statement serves every request of this shape.
-      const slotPlanning = new PlanContext(this.model, session.role, slottedValues, fragments);
+      const slotPlanning = new PlanContext(this.model, session.role, slottedValues, fragments, operation);
       const slotted = known ? [] : fields.map((f) => planQueryField(slotPlanning, root, f));
-      // A plan joining remote relationships (executors/remote-joins.ts) is planned with the request's values and run
-      // once instead, as those joins happen after its statement; queries without them keep the cached statement.
-      const joins = !known && (this.model.remoteRelationships?.size ?? 0) > 0 && slotted.some(hasRemoteJoins);
-      if (joins) this.joining.set(planKey, true);
-      if (known || joins) {
+      // Remote relationships are joined after the statement (executors/remote-joins.ts), with the request's
+      // variables: such a plan is cached like any other, unless a role's presets had to expand a variable's value
+      // into it (its join nodes then carry this request's values), which is planned for each request.
+      const joinNodes = known || !this.model.remoteRelationships?.size ? [] : slotted.flatMap(remoteJoinNodes);
+      const perRequest = joinNodes.some((n) => Object.keys(n.values).length > 0);
+      if (perRequest) this.joining.set(planKey, true);
+      if (known || perRequest) {
         // Planned with the request's own values and run once: introspection answers from
         // graphql-js, actions from their handlers, the other data fields from one statement,
         // then their remote relationships from one call per relationship.
@@ -351,7 +355,7 @@ export class Engine {
           .filter((f) => !f.name.startsWith("__") || f.name === "__typename")
           .map((f) => planQueryField(planning, root, f));
         const ctx = new CompileContext(this.model, session, this.compileOptions);
-        const call = { ...this.actionCall(request.query, options, setCookies), db: this.db, compile: ctx };
+        const call = { ...this.actionCall(request.query, options, setCookies, variables), db: this.db, compile: ctx };
         const answered = await runQueryOnce(this.db, planned, (f) => compileRootField(ctx, f), input, call);
         const values = await joinRemoteRelationships(planned, answered, call);
         if (!introspection) return `{"data":{${planned.map((f, i) => `${JSON.stringify(f.key)}:${values[i]}`).join(",")}}}`;
@@ -367,10 +371,16 @@ export class Engine {
       }
       const ctx = new CompileContext(this.model, session, this.compileOptions, true);
       compiled = compileQuery(slotted, (f) => compileRootField(ctx, f));
+      if (joinNodes.length > 0) compiled.joins = slotted;
       const size = (compiled.statement?.text.length ?? 0) + 64 * (compiled.statement?.values.length ?? 0);
       // A statement too large to keep runs once, unnamed: neither pg's client nor the server keeps it prepared.
       if (!this.compiled.set(planKey, compiled, size)) compiled = { ...compiled, name: "" };
     }
-    return runQuery(this.db, compiled, input, options.signal);
+    if (!compiled.joins) return runQuery(this.db, compiled, input, options.signal);
+    const compile = new CompileContext(this.model, session, this.compileOptions);
+    return runQuery(this.db, compiled, input, options.signal, {
+      ...this.actionCall(request.query, options, setCookies, variables),
+      compile,
+    });
   }
 }

@@ -41,18 +41,40 @@ export class RawJson {
   constructor(readonly text: string) {}
 }
 
-/** JSON text of a value that may hold JsonNumbers (printed as the number they carry) and RawJson. */
-export function jsonText(value: unknown): string {
+/** Whether a value holds a JsonNumber or RawJson anywhere (which JSON.stringify cannot print). */
+function holdsExact(value: object): boolean {
+  if (value instanceof JsonNumber || value instanceof RawJson) return true;
+  if (Array.isArray(value)) {
+    for (const v of value) if (v !== null && typeof v === "object" && holdsExact(v)) return true;
+    return false;
+  }
+  for (const key in value) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== null && typeof v === "object" && holdsExact(v)) return true;
+  }
+  return false;
+}
+
+function exactText(value: unknown): string {
   if (value instanceof JsonNumber) return value.text;
   if (value instanceof RawJson) return value.text;
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined || typeof v === "function" ? "null" : jsonText(v))).join(",")}]`;
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined || typeof v === "function" ? "null" : exactText(v))).join(",")}]`;
   const parts: string[] = [];
   for (const [key, v] of Object.entries(value)) {
     if (v === undefined || typeof v === "function") continue;
-    parts.push(`${JSON.stringify(key)}:${jsonText(v)}`);
+    parts.push(`${JSON.stringify(key)}:${exactText(v)}`);
   }
   return `{${parts.join(",")}}`;
+}
+
+/**
+ * JSON text of a value that may hold JsonNumbers (printed as the number they carry) and RawJson;
+ * JSON.stringify's own (several times faster) when it holds neither, as nearly every value does.
+ */
+export function jsonText(value: unknown): string {
+  if (value !== null && typeof value === "object" && holdsExact(value)) return exactText(value);
+  return JSON.stringify(value) ?? "null";
 }
 
 /** A value as a statement parameter: JsonNumbers go as their text, for PostgreSQL to read exactly. */

@@ -11,7 +11,8 @@ import { statementFailure } from "../pg-errors.js";
 import type { QueryField } from "../plan/types.js";
 import { type ActionCall, runAction } from "./action.js";
 import { readAsyncAction } from "./async-actions.js";
-import { runRemote } from "./remote.js";
+import { type RemoteCallContext, runRemote } from "./remote.js";
+import { joinRemoteRelationships } from "./remote-joins.js";
 
 /** A root field answered by the query's statement (actions are answered by their handlers). */
 export type DataField = Exclude<
@@ -34,6 +35,8 @@ export interface CompiledQuery {
   columns: Array<string | number>;
   /** Each response key: where its JSON is (an index into `columns`) or the constant it is. */
   keys: Array<{ prefix: string; field: number | null; constant: string }>;
+  /** The planned root fields, when their rows hold remote relationships to join after the statement. */
+  joins?: QueryField[];
 }
 
 /** The statement of a query's root fields, each data field compiled by `compileField` to an expression of its JSON. */
@@ -72,11 +75,18 @@ export async function runQueryFields(db: Database, plan: CompiledQuery, input: S
   return plan.columns.map((column) => row[column] ?? "null");
 }
 
-/** Runs the plan for one request: the response body. */
-export async function runQuery(db: Database, plan: CompiledQuery, input: SlotInput, signal?: AbortSignal): Promise<string> {
+/** Runs the plan for one request: the response body (`call` joins the remote relationships of a plan that has some). */
+export async function runQuery(
+  db: Database,
+  plan: CompiledQuery,
+  input: SlotInput,
+  signal: AbortSignal | undefined,
+  call?: RemoteCallContext,
+): Promise<string> {
   const results = await runQueryFields(db, plan, input, signal);
-  const parts = plan.keys.map((k) => k.prefix + (k.field === null ? k.constant : (results[k.field] ?? "null")));
-  return `{"data":{${parts.join(",")}}}`;
+  let values = plan.keys.map((k) => (k.field === null ? k.constant : (results[k.field] ?? "null")));
+  if (plan.joins && call) values = await joinRemoteRelationships(plan.joins, values, call);
+  return `{"data":{${plan.keys.map((k, i) => k.prefix + values[i]).join(",")}}}`;
 }
 
 /**

@@ -26,65 +26,61 @@ const eachObject = (value: unknown, f: (o: JsonObject) => void) => {
   else if (isObject(value)) f(value);
 };
 
-/** Whether row fields select a remote relationship at any depth. */
-function rowsJoin(fields: readonly RowField[]): boolean {
-  return fields.some((f) => {
-    switch (f.kind) {
-      case "remote_rel":
-        return true;
-      case "object_rel":
-        return rowsJoin(f.fields);
-      case "array_rel":
-      case "computed_table":
-        return rowsJoin(f.rows.fields);
-      case "array_rel_aggregate":
-        return aggregateJoins(f.aggregate);
-      default:
-        return false;
-    }
-  });
+/** The remote relationship nodes under row fields, at any depth. */
+function rowsNodes(fields: readonly RowField[], out: RemoteJoinNode[]): RemoteJoinNode[] {
+  for (const f of fields) {
+    if (f.kind === "remote_rel") out.push(f);
+    else if (f.kind === "object_rel") rowsNodes(f.fields, out);
+    else if (f.kind === "array_rel" || f.kind === "computed_table") rowsNodes(f.rows.fields, out);
+    else if (f.kind === "array_rel_aggregate") aggregateNodes(f.aggregate, out);
+  }
+  return out;
 }
 
-const aggregateJoins = (node: AggregateNode) => node.fields.some((f) => f.kind === "nodes" && rowsJoin(f.fields));
-
-function outputJoins(fields: readonly OutputField[] | null): boolean {
-  return (fields ?? []).some((f) =>
-    f.kind === "output_field"
-      ? outputJoins(f.fields)
-      : f.kind === "object_rel"
-        ? rowsJoin(f.fields)
-        : f.kind === "array_rel"
-          ? rowsJoin(f.rows.fields)
-          : f.kind === "array_rel_aggregate"
-            ? aggregateJoins(f.aggregate)
-            : false,
-  );
+function aggregateNodes(node: AggregateNode, out: RemoteJoinNode[]): RemoteJoinNode[] {
+  for (const f of node.fields) if (f.kind === "nodes") rowsNodes(f.fields, out);
+  return out;
 }
 
-/** Whether a root field's answer holds remote relationships to join. */
-export function hasRemoteJoins(field: QueryField): boolean {
+function outputNodes(fields: readonly OutputField[] | null, out: RemoteJoinNode[]): RemoteJoinNode[] {
+  for (const f of fields ?? []) {
+    if (f.kind === "output_field") outputNodes(f.fields, out);
+    else if (f.kind === "object_rel") rowsNodes(f.fields, out);
+    else if (f.kind === "array_rel") rowsNodes(f.rows.fields, out);
+    else if (f.kind === "array_rel_aggregate") aggregateNodes(f.aggregate, out);
+  }
+  return out;
+}
+
+/** The remote relationship nodes of a root field's answer. */
+export function remoteJoinNodes(field: QueryField): RemoteJoinNode[] {
   switch (field.kind) {
     case "select":
     case "function":
-      return rowsJoin(field.rows.fields);
+      return rowsNodes(field.rows.fields, []);
     case "select_by_pk":
-      return rowsJoin(field.fields);
+      return rowsNodes(field.fields, []);
     case "select_aggregate":
     case "function_aggregate":
-      return aggregateJoins(field.aggregate);
+      return aggregateNodes(field.aggregate, []);
     case "action":
-      return outputJoins(field.fields);
+      return outputNodes(field.fields, []);
     default:
-      return false;
+      return [];
   }
 }
 
+/** Whether a root field's answer holds remote relationships to join. */
+export const hasRemoteJoins = (field: QueryField): boolean => remoteJoinNodes(field).length > 0;
+
 /** Whether a mutation field's answer holds remote relationships to join. */
 function mutationJoins(field: MutationField): boolean {
-  if (field.kind === "function") return rowsJoin(field.rows.fields);
+  if (field.kind === "function") return rowsNodes(field.rows.fields, []).length > 0;
   if (!("output" in field)) return false;
   const { output } = field;
-  return output.kind === "row" ? rowsJoin(output.fields) : output.fields.some((f) => f.kind === "returning" && rowsJoin(f.fields));
+  return output.kind === "row"
+    ? rowsNodes(output.fields, []).length > 0
+    : output.fields.some((f) => f.kind === "returning" && rowsNodes(f.fields, []).length > 0);
 }
 
 /** A remote relationship node's calls: each distinct set of lhs values (its alias number), and the rows waiting for them. */
@@ -192,12 +188,23 @@ function pick(value: unknown, field: string): unknown {
   return isObject(value) ? (value[field] ?? null) : null;
 }
 
+/** The node with the values of the request's variables it sends (those the request gave). */
+function withRequestValues(node: RemoteJoinNode, variables: Readonly<Record<string, unknown>> | undefined): RemoteJoinNode {
+  const values: Record<string, unknown> = {};
+  for (const def of node.variables) {
+    const name = def.variable.name.value;
+    const value = variables?.[name];
+    if (value !== undefined) values[name] = value;
+  }
+  return { ...node, values: { ...values, ...node.values } };
+}
+
 /** One call for every row of `node`: each row's lhs object replaced by its answer. */
 async function join(node: RemoteJoinNode, sites: NodeSites, context: RemoteCallContext): Promise<void> {
   const session = context.compile.session;
   const caller = { sessionVariables: { ...session.variables, "x-hasura-role": session.role }, clientHeaders: context.clientHeaders };
   const remote = node.rel.remote;
-  const request = joinRequest(withSessionPresets(node, session.variables), sites.calls);
+  const request = joinRequest(withSessionPresets(withRequestValues(node, context.variables), session.variables), sites.calls);
   const response = await postToRemote(remote.definition, context.env, caller, request, context.signal);
   let answer: unknown;
   try {

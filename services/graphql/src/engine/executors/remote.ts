@@ -28,6 +28,8 @@ export interface RemoteCallContext {
   signal?: AbortSignal | undefined;
   /** Where the remote's Set-Cookie headers are gathered for the client's response. */
   setCookies?: string[] | undefined;
+  /** The request's variable values (remote joins of a cached plan send the ones they use). */
+  variables?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** `__typename` answers given our type names (the remote answers with its own). */

@@ -239,7 +239,9 @@ export function planRemoteJoin(ctx: PlanContext, rel: RemoteRelationshipModel, f
   const selections = field.selections.flatMap((s) => s.selections);
   const remoteName = rel.field.name;
   const sent = translator.sent(field.node, remoteName, remoteName, selections, relationshipField(rel, view) ?? rel.field, typenames);
-  const { definitions, values } = translator.variableDefinitions();
+  // The request's own variables are read when the join is made (the plan may serve other requests of its shape).
+  const { definitions } = translator.variableDefinitions();
+  const values = translator.arguments.values;
   const sessionPresets = [...translator.arguments.sessionPresets.values()];
   return { kind: "remote_rel", key: field.responseKey, rel, field: sent, variables: definitions, values, typenames, path, sessionPresets };
 }

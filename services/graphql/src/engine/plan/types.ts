@@ -72,8 +72,13 @@ export interface RemoteJoinNode {
   rel: RemoteRelationshipModel;
   /** The relationship's field as sent (the remote's names): the caller's arguments and selections; the fixed ones are added per row. */
   field: FieldNode;
-  /** The operation's variables the field uses (types in the remote's names), and their values. */
+  /** The variables the field uses (types in the remote's names): the operation's, and those made for the role's presets. */
   variables: VariableDefinitionNode[];
+  /**
+   * The values of the variables made in planning (parts of variables expanded for presets); the
+   * operation's own are the request's, read when the join is made. A plan with some cannot serve
+   * another request.
+   */
   values: Record<string, unknown>;
   /** `__typename`s of the answer, under the field's own name. */
   typenames: TypenameTree;
