@@ -6,23 +6,30 @@
  * for byte, so the bench can replay exactly what the engine sends.
  *
  *   GET /last   the last POST body received (404 before the first)
- *   GET /count  `{requests, connections}`: POSTs answered, TCP connections accepted (keep-alive reuse shows)
+ *   GET /count  `{requests, connections}`: POSTs answered, and connections that carried one (so
+ *               keep-alive reuse shows; the bench's own GETs are not counted)
  */
 import { createServer } from "node:http";
+import type { Socket } from "node:net";
 
-const OUTPUT = JSON.stringify({ sum: 3 });
+const OUTPUT = '{"sum":3}';
 const port = Number(process.argv[2]);
 if (!Number.isInteger(port) || port <= 0) throw new Error("usage: action-handler.ts <port>");
 
 let last: Buffer | null = null;
 let count = 0;
 let connections = 0;
+const posting = new WeakSet<Socket>();
 
 const server = createServer((req, res) => {
   if (req.method === "GET") {
     if (req.url === "/count") return res.end(JSON.stringify({ requests: count, connections }));
     if (req.url === "/last" && last) return res.writeHead(200, { "content-type": "application/json" }).end(last);
     return res.writeHead(404).end();
+  }
+  if (!posting.has(req.socket)) {
+    posting.add(req.socket);
+    connections += 1;
   }
   const chunks: Buffer[] = [];
   req.on("data", (c: Buffer) => chunks.push(c));
@@ -37,8 +44,5 @@ const server = createServer((req, res) => {
   });
 });
 
-server.on("connection", () => {
-  connections += 1;
-});
 server.listen(port, "127.0.0.1");
 process.on("SIGTERM", () => server.close(() => process.exit(0)));

@@ -3,9 +3,12 @@
  * called through our service, next to the same handler called directly with the payload our
  * service sends it (captured from a real call, so the same bytes). Target: the action through
  * the service at least 0.8x of the direct calls' throughput. The handler (action-handler.ts) and
- * our service are separate processes; autocannon runs in this one. Not part of `npm test`.
+ * our service are separate processes; autocannon runs in this one. The two sides alternate in
+ * rounds (direct, service, service, direct, ...), so a machine shared with other work disturbs
+ * both alike. Not part of `npm test`.
  *
- *   BENCH_DURATION     seconds of measured load per side (default 10)
+ *   BENCH_DURATION     seconds of measured load per side, over all rounds (default 10)
+ *   BENCH_ROUNDS       rounds per side (default 2)
  *   BENCH_CONNECTIONS  concurrent HTTP connections (default 32)
  *   BENCH_ACTION_TYPE  mutation (Hasura's default action type) or query (default mutation)
  *   BENCH_PG_URL       the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres);
@@ -21,10 +24,9 @@ import type { LoadResult } from "../catalog/load.js";
 import { positiveNumber } from "../common/env.js";
 import { freePort, type Server, startServer } from "../common/processes.js";
 import { printTable, printTargets, writeJson } from "../common/report.js";
-import { startMachineMeter } from "./action-cpu.js";
+import { addCpu, type CpuSpent, startCpu } from "./action-cpu.js";
 import { dropDatabase, freshDatabase } from "./action-db.js";
-import { type CpuPerRequest, startCpuMeter } from "./cpu.js";
-import { type GraphqlTarget, loadGraphql, warmGraphql } from "./load.js";
+import { combine, round, type Target, warm } from "./action-load.js";
 import { ADMIN_SECRET, postJson, startOurs } from "./processes.js";
 import { topSelfTime } from "./profile.js";
 
@@ -32,6 +34,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const RESULTS = join(ROOT, "bench/results/graphql-action.json");
 const DATABASE = "bench_action";
 const TARGET = 0.8;
+/** What action-handler.ts answers, and what our service answers the action's caller. */
+const HANDLER_OUTPUT = '{"sum":3}';
+const ANSWER = '{"data":{"addNumbers":{"sum":3}}}';
 
 async function startHandler(): Promise<Server> {
   const port = await freePort();
@@ -79,54 +84,51 @@ function metadata(handlerUrl: string, type: "mutation" | "query") {
 
 interface Side {
   name: string;
-  load: LoadResult;
-  engine: CpuPerRequest;
-  handler: CpuPerRequest;
-  machine: ReturnType<ReturnType<typeof startMachineMeter>["perRequest"]>;
+  target: Target;
+  rounds: unknown[];
+  cpu: CpuSpent | null;
+  /** Requests per second of each round, to show how steady the machine was. */
+  perRound: number[];
+  /** Connections to the handler that carried calls, opened during this side's rounds. */
+  connections: number;
 }
 
-/** Warm-up, then the measured run with both servers' CPU read from /proc around it. */
-async function measure(name: string, target: GraphqlTarget, connections: number, seconds: number, ours: Server, handler: Server) {
-  await warmGraphql(target, connections);
-  const engineMeter = startCpuMeter(ours.pid);
-  const handlerMeter = startCpuMeter(handler.pid);
-  const machineMeter = startMachineMeter();
-  const load = await loadGraphql(target, connections, seconds);
-  const side: Side = {
-    name,
-    load,
-    engine: engineMeter.perRequest(load.requests),
-    handler: handlerMeter.perRequest(load.requests),
-    machine: machineMeter.perRequest(load.requests),
-  };
-  return side;
+/** One round of one side, with the CPU every process spent meanwhile. */
+async function measureRound(side: Side, connections: number, seconds: number, ours: Server, handler: Server): Promise<void> {
+  const opened = (await handlerCounts(handler)).connections;
+  const meter = startCpu(ours.pid, handler.pid);
+  const raw = (await round(side.target, connections, seconds)) as { totalCompletedRequests: number; duration: number };
+  const spent = meter.stop();
+  side.connections += (await handlerCounts(handler)).connections - opened;
+  side.rounds.push(raw);
+  side.cpu = side.rounds.length === 1 ? spent : addCpu(side.cpu, spent);
+  side.perRound.push(raw.totalCompletedRequests / raw.duration);
 }
-
-const ms = (v: number | null) => (v === null ? "n/a" : v.toFixed(3));
 
 /**
- * Each side's CPU per request: our service, the handler, this process (autocannon), PostgreSQL,
- * the kernel's softirq time (loopback TCP delivery), and the rest (everything else running on
- * the machine meanwhile: a large rest means the run was disturbed).
+ * A side's CPU per request in ms: our service, the handler, autocannon (this process), the
+ * kernel's softirq time, and the rest: everything else running on the machine meanwhile (other
+ * work on a shared machine; a large rest means a disturbed run).
  */
-function cpuSplit(side: Side) {
-  const { engine, handler, machine } = side;
-  const known = [engine.serverMs, handler.serverMs, engine.loadGeneratorMs, engine.postgresMs, machine?.softirqMs ?? null];
-  const rest =
-    machine && known.every((v) => v !== null) ? Math.max(0, machine.busyMs - known.reduce((a: number, b) => a + (b as number), 0)) : null;
+function perRequest(cpu: CpuSpent | null, requests: number) {
+  if (!cpu) return null;
+  const n = Math.max(1, requests);
+  const rest = Math.max(0, cpu.machine - cpu.service - cpu.handler - cpu.bench - cpu.softirq);
   return {
-    service: engine.serverMs,
-    handler: handler.serverMs,
-    autocannon: engine.loadGeneratorMs,
-    postgres: engine.postgresMs,
-    softirq: machine?.softirqMs ?? null,
-    rest,
-    machine: machine?.busyMs ?? null,
+    service: cpu.service / n,
+    handler: cpu.handler / n,
+    autocannon: cpu.bench / n,
+    softirq: cpu.softirq / n,
+    rest: rest / n,
+    machine: cpu.machine / n,
   };
 }
+
+const ms = (v: number | undefined) => (v === undefined ? "n/a" : v.toFixed(3));
 
 async function main(): Promise<void> {
   const durationSeconds = positiveNumber(process.env, "BENCH_DURATION", 10);
+  const roundCount = Math.round(positiveNumber(process.env, "BENCH_ROUNDS", 2));
   const connections = Math.round(positiveNumber(process.env, "BENCH_CONNECTIONS", 32));
   const actionType = process.env.BENCH_ACTION_TYPE === "query" ? "query" : "mutation";
   const serverUrl = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -152,49 +154,77 @@ async function main(): Promise<void> {
     const before = await handlerCounts(handler);
     const answer = await postJson(`${ours.url}/v1/graphql`, request, headers);
     const callsPerRequest = (await handlerCounts(handler)).requests - before.requests;
-    const answered = JSON.stringify(answer) === '{"data":{"addNumbers":{"sum":3}}}';
+    const answered = JSON.stringify(answer) === ANSWER;
     const payload = await (await fetch(`${handler.url}/last`)).text();
     console.log(`answer: ${JSON.stringify(answer)}; handler calls per request: ${callsPerRequest}`);
     console.log(`payload the service sends (replayed directly): ${payload}`);
 
-    const engineTarget = { url: `${ours.url}/v1/graphql`, headers, bodies: [JSON.stringify(request)] };
-    const directTarget = { url: `${handler.url}/add`, headers: {}, bodies: [payload] };
-    const direct = await measure("direct to the handler", directTarget, connections, durationSeconds, ours, handler);
-    const opened = (await handlerCounts(handler)).connections;
-    const engine = await measure(`${actionType} through our service`, engineTarget, connections, durationSeconds, ours, handler);
-    // Our service keeps its connections to the handler open (http-post.ts): a handful for the whole run, not one per call.
-    const serviceConnections = (await handlerCounts(handler)).connections - opened;
-    const ratio = engine.load.requestsPerSecond / direct.load.requestsPerSecond;
+    const direct: Side = {
+      name: "direct to the handler",
+      target: { url: `${handler.url}/add`, headers: {}, body: payload, expect: HANDLER_OUTPUT },
+      rounds: [],
+      cpu: null,
+      perRound: [],
+      connections: 0,
+    };
+    const engine: Side = {
+      name: `${actionType} through our service`,
+      target: { url: `${ours.url}/v1/graphql`, headers, body: JSON.stringify(request), expect: ANSWER },
+      rounds: [],
+      cpu: null,
+      perRound: [],
+      connections: 0,
+    };
+    await warm(direct.target, connections);
+    await warm(engine.target, connections);
+    const seconds = durationSeconds / roundCount;
+    for (let r = 0; r < roundCount; r++) {
+      for (const side of r % 2 === 0 ? [direct, engine] : [engine, direct]) await measureRound(side, connections, seconds, ours, handler);
+    }
 
-    console.log(`\nsync action, ${connections} connections, ${durationSeconds} s each; CPU in ms per request, from /proc:`);
-    const rows = [direct, engine].map((s) => ({ s, cpu: cpuSplit(s) }));
-    printTable(
-      ["", "req/s", "p50 ms", "p99 ms", "errors", "service", "handler", "autocannon", "softirq", "rest", "machine"],
-      rows.map(({ s, cpu }) => [
-        s.name,
-        s.load.requestsPerSecond.toFixed(0),
-        String(s.load.p50Ms),
-        String(s.load.p99Ms),
-        String(s.load.errors + s.load.non2xx),
-        ms(cpu.service),
-        ms(cpu.handler),
-        ms(cpu.autocannon),
-        ms(cpu.softirq),
-        ms(cpu.rest),
-        ms(cpu.machine),
-      ]),
+    const loads = new Map<Side, LoadResult>([direct, engine].map((s) => [s, combine(s.rounds, connections)]));
+    const cpus = new Map([direct, engine].map((s) => [s, perRequest(s.cpu, loads.get(s)?.requests ?? 0)]));
+    const directLoad = loads.get(direct) as LoadResult;
+    const engineLoad = loads.get(engine) as LoadResult;
+    const ratio = engineLoad.requestsPerSecond / directLoad.requestsPerSecond;
+
+    console.log(
+      `\nsync action, ${connections} connections, ${durationSeconds} s per side in ${roundCount} alternating rounds; CPU in ms per request (/proc):`,
     );
-    console.log("rest: CPU no process above was charged with (the kernel's loopback TCP work, anything else running); machine: all of it.");
-    // What bounds the ratio: our service is one single-threaded process and does a handler's HTTP work twice over.
-    console.log(`connections our service opened to the handler while loaded (warm-up included): ${serviceConnections}`);
-    const serviceMs = rows[1]?.cpu.service;
+    printTable(
+      ["", "req/s", "rounds' req/s", "p50 ms", "p99 ms", "errors", "service", "handler", "autocannon", "softirq", "rest", "machine"],
+      [direct, engine].map((s) => {
+        const load = loads.get(s) as LoadResult;
+        const cpu = cpus.get(s);
+        return [
+          s.name,
+          load.requestsPerSecond.toFixed(0),
+          s.perRound.map((v) => v.toFixed(0)).join(" "),
+          String(load.p50Ms),
+          String(load.p99Ms),
+          String(load.errors + load.non2xx),
+          ms(cpu?.service),
+          ms(cpu?.handler),
+          ms(cpu?.autocannon),
+          ms(cpu?.softirq),
+          ms(cpu?.rest),
+          ms(cpu?.machine),
+        ];
+      }),
+    );
+    console.log("rest: anything else running meanwhile (other work on the machine); machine: all busy CPU, per request.");
+    // Our service keeps its connections to the handler open (http-post.ts): about one per concurrent call, not one per call.
+    const serviceConnections = engine.connections;
+    console.log(`connections our service opened to the handler during its rounds: ${serviceConnections} for ${engineLoad.requests} calls`);
+    const serviceMs = cpus.get(engine)?.service;
     if (serviceMs) {
+      // What bounds the ratio: our service is one single-threaded process doing a handler's HTTP work twice over and more.
       console.log(
-        `our service: ${serviceMs.toFixed(3)} ms of CPU per action request, so one core caps it at ${(1000 / serviceMs).toFixed(0)} req/s ` +
-          `(measured ${engine.load.requestsPerSecond.toFixed(0)}); the handler alone: ${ms(rows[0]?.cpu.handler ?? null)} ms per call.`,
+        `our service: ${serviceMs.toFixed(3)} ms of CPU per action request, so one core caps it at ${(1000 / serviceMs).toFixed(0)} req/s; ` +
+          `the handler: ${ms(cpus.get(direct)?.handler)} ms per call.`,
       );
     }
-    const clean = direct.load.errors + direct.load.non2xx + engine.load.errors + engine.load.non2xx === 0;
+    const clean = directLoad.errors + directLoad.non2xx + engineLoad.errors + engineLoad.non2xx === 0;
     const targets = [
       {
         name: "handler calls per action request",
@@ -215,11 +245,12 @@ async function main(): Promise<void> {
       actionType,
       connections,
       durationSeconds,
+      rounds: roundCount,
       callsPerRequest,
       serviceConnections,
       payload,
-      direct: { ...direct, cpu: cpuSplit(direct) },
-      engine: { ...engine, cpu: cpuSplit(engine) },
+      direct: { load: directLoad, perRound: direct.perRound, cpuPerRequest: cpus.get(direct) },
+      engine: { load: engineLoad, perRound: engine.perRound, cpuPerRequest: cpus.get(engine) },
       ratio,
       pass,
     });
