@@ -36,7 +36,11 @@ function targetOf(url: string): Target | PostFailure {
   }
   const secure = parsed.protocol === "https:";
   if (!secure && parsed.protocol !== "http:") return new PostFailure(`unsupported protocol: ${parsed.protocol}`, false);
-  target = { secure, options: { ...urlToHttpOptions(parsed), method: "POST", agent: secure ? agents.https : agents.http } };
+  // Only what node's client reads of the URL: the rest of urlToHttpOptions (href, search, ...) would be copied on every call.
+  const { protocol, hostname, port, path, auth } = urlToHttpOptions(parsed);
+  const options: RequestOptions = { protocol, hostname, port, path, method: "POST", agent: secure ? agents.https : agents.http };
+  if (auth !== undefined) options.auth = auth;
+  target = { secure, options };
   if (targets.size >= MAX_TARGETS) targets.clear();
   targets.set(url, target);
   return target;
