@@ -47,6 +47,26 @@ export async function round(target: Target, connections: number, seconds: number
   return autocannon({ ...options(target, connections), duration: seconds, skipAggregateResult: true });
 }
 
+/** What went wrong over a side's rounds, by kind (all zero in a clean run). */
+export interface Failures {
+  errors: number;
+  timeouts: number;
+  /** Answers other than the expected one (a GraphQL error is still a 200). */
+  mismatches: number;
+  non2xx: number;
+}
+
+export function failures(rounds: unknown[]): Failures {
+  const raw = rounds as RawRound[];
+  const sum = (pick: (r: RawRound) => number) => raw.reduce((n, r) => n + pick(r), 0);
+  return {
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    mismatches: sum((r) => r.mismatches),
+    non2xx: sum((r) => r.non2xx),
+  };
+}
+
 /** A side's rounds as one result: requests per second over their whole time, percentiles over all their requests. */
 export function combine(rounds: unknown[], connections: number): LoadResult {
   const raw = rounds as RawRound[];

@@ -26,7 +26,7 @@ import { freePort, type Server, startServer } from "../common/processes.js";
 import { printTable, printTargets, writeJson } from "../common/report.js";
 import { addCpu, type CpuSpent, startCpu } from "./action-cpu.js";
 import { dropDatabase, freshDatabase } from "./action-db.js";
-import { combine, round, type Target, warm } from "./action-load.js";
+import { combine, failures, round, type Target, warm } from "./action-load.js";
 import { ADMIN_SECRET, postJson, startOurs } from "./processes.js";
 import { topSelfTime } from "./profile.js";
 
@@ -224,6 +224,11 @@ async function main(): Promise<void> {
           `the handler: ${ms(cpus.get(direct)?.handler)} ms per call.`,
       );
     }
+    const failed = new Map([direct, engine].map((s) => [s, failures(s.rounds)]));
+    for (const [side, f] of failed) {
+      if (f.errors + f.timeouts + f.mismatches + f.non2xx > 0)
+        console.log(`${side.name}: ${f.errors} errors, ${f.timeouts} timeouts, ${f.mismatches} wrong answers, ${f.non2xx} non-2xx`);
+    }
     const clean = directLoad.errors + directLoad.non2xx + engineLoad.errors + engineLoad.non2xx === 0;
     const targets = [
       {
@@ -249,8 +254,8 @@ async function main(): Promise<void> {
       callsPerRequest,
       serviceConnections,
       payload,
-      direct: { load: directLoad, perRound: direct.perRound, cpuPerRequest: cpus.get(direct) },
-      engine: { load: engineLoad, perRound: engine.perRound, cpuPerRequest: cpus.get(engine) },
+      direct: { load: directLoad, failures: failed.get(direct), perRound: direct.perRound, cpuPerRequest: cpus.get(direct) },
+      engine: { load: engineLoad, failures: failed.get(engine), perRound: engine.perRound, cpuPerRequest: cpus.get(engine) },
       ratio,
       pass,
     });
