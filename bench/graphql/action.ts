@@ -26,7 +26,7 @@ import { freePort, type Server, startServer } from "../common/processes.js";
 import { printTable, printTargets, writeJson } from "../common/report.js";
 import { addCpu, type CpuSpent, startCpu } from "./action-cpu.js";
 import { dropDatabase, freshDatabase } from "./action-db.js";
-import { combine, failures, round, type Target, warm } from "./action-load.js";
+import { combine, type Failures, failures, round, type Target, warm } from "./action-load.js";
 import { ADMIN_SECRET, postJson, startOurs } from "./processes.js";
 import { topSelfTime } from "./profile.js";
 
@@ -161,7 +161,7 @@ async function main(): Promise<void> {
 
     const direct: Side = {
       name: "direct to the handler",
-      target: { url: `${handler.url}/add`, headers: {}, body: payload, expect: HANDLER_OUTPUT },
+      target: { url: `${handler.url}/add`, headers: {}, body: payload, expect: HANDLER_OUTPUT, wrong: new Map() },
       rounds: [],
       cpu: null,
       perRound: [],
@@ -169,7 +169,7 @@ async function main(): Promise<void> {
     };
     const engine: Side = {
       name: `${actionType} through our service`,
-      target: { url: `${ours.url}/v1/graphql`, headers, body: JSON.stringify(request), expect: ANSWER },
+      target: { url: `${ours.url}/v1/graphql`, headers, body: JSON.stringify(request), expect: ANSWER, wrong: new Map() },
       rounds: [],
       cpu: null,
       perRound: [],
@@ -182,7 +182,8 @@ async function main(): Promise<void> {
       for (const side of r % 2 === 0 ? [direct, engine] : [engine, direct]) await measureRound(side, connections, seconds, ours, handler);
     }
 
-    const loads = new Map<Side, LoadResult>([direct, engine].map((s) => [s, combine(s.rounds, connections)]));
+    const failed = new Map([direct, engine].map((s) => [s, failures(s.rounds, s.target)]));
+    const loads = new Map<Side, LoadResult>([direct, engine].map((s) => [s, combine(s.rounds, connections, failed.get(s) as Failures)]));
     const cpus = new Map([direct, engine].map((s) => [s, perRequest(s.cpu, loads.get(s)?.requests ?? 0)]));
     const directLoad = loads.get(direct) as LoadResult;
     const engineLoad = loads.get(engine) as LoadResult;
@@ -224,10 +225,10 @@ async function main(): Promise<void> {
           `the handler: ${ms(cpus.get(direct)?.handler)} ms per call.`,
       );
     }
-    const failed = new Map([direct, engine].map((s) => [s, failures(s.rounds)]));
     for (const [side, f] of failed) {
-      if (f.errors + f.timeouts + f.mismatches + f.non2xx > 0)
-        console.log(`${side.name}: ${f.errors} errors, ${f.timeouts} timeouts, ${f.mismatches} wrong answers, ${f.non2xx} non-2xx`);
+      if (f.errors + f.timeouts + f.wrongAnswers + f.non2xx > 0)
+        console.log(`${side.name}: ${f.errors} errors, ${f.timeouts} timeouts, ${f.wrongAnswers} wrong answers, ${f.non2xx} non-2xx`);
+      for (const [answer, count] of side.target.wrong) console.log(`  ${count} x ${answer}`);
     }
     const clean = directLoad.errors + directLoad.non2xx + engineLoad.errors + engineLoad.non2xx === 0;
     const targets = [
@@ -254,8 +255,20 @@ async function main(): Promise<void> {
       callsPerRequest,
       serviceConnections,
       payload,
-      direct: { load: directLoad, failures: failed.get(direct), perRound: direct.perRound, cpuPerRequest: cpus.get(direct) },
-      engine: { load: engineLoad, failures: failed.get(engine), perRound: engine.perRound, cpuPerRequest: cpus.get(engine) },
+      direct: {
+        load: directLoad,
+        failures: failed.get(direct),
+        wrong: [...direct.target.wrong],
+        perRound: direct.perRound,
+        cpuPerRequest: cpus.get(direct),
+      },
+      engine: {
+        load: engineLoad,
+        failures: failed.get(engine),
+        wrong: [...engine.target.wrong],
+        perRound: engine.perRound,
+        cpuPerRequest: cpus.get(engine),
+      },
       ratio,
       pass,
     });
