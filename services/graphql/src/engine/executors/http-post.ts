@@ -3,7 +3,7 @@
  * fetch: Hasura reports a handler's response headers with their names as sent (`Content-Type`),
  * which fetch lower-cases, and sends its own User-Agent (`hasura-graphql-engine/<version>`).
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
+import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { urlToHttpOptions } from "node:url";
 import { VERSION } from "../version.js";
@@ -71,7 +71,14 @@ function pairs(raw: string[]): Array<[string, string]> {
   return out;
 }
 
-/** POSTs `body`; rejects with a PostFailure (or the signal's reason when it aborts first). */
+/**
+ * POSTs `body`; rejects with a PostFailure (or the signal's reason when it aborts first). A
+ * request sent on a kept-alive connection that fails before any answer is sent again (on another
+ * connection, or a new one): the server may have closed that connection as it sat idle, just as
+ * it was reused. Hasura's HTTP client does the same (http-client, Network/HTTP/Client/Core.hs,
+ * httpRaw: "Connection was reused, and might have been closed. Try again"). It ends: each retry
+ * spends one pooled connection, and a request on a new connection is never retried.
+ */
 export function postJson(
   url: string,
   headers: Record<string, string>,
@@ -85,10 +92,11 @@ export function postJson(
       return;
     }
     const send = target.secure ? httpsRequest : httpRequest;
-    const request = send({
+    const requestOptions: RequestOptions = {
       ...target.options,
       headers: { "User-Agent": USER_AGENT, ...headers, "Content-Length": Buffer.byteLength(body) },
-    });
+    };
+    let request: ClientRequest;
     let settled = false;
     const finish = (error: unknown, result?: PostResult) => {
       if (settled) return;
@@ -107,19 +115,29 @@ export function postJson(
       finish(options.signal?.reason);
     };
     options.signal?.addEventListener("abort", onAbort, { once: true });
-    request.on("error", (error) => finish(new PostFailure(error.message, false, { cause: error })));
-    request.on("response", (response: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (c: Buffer) => chunks.push(c));
-      response.on("error", (error) => finish(new PostFailure(error.message, false, { cause: error })));
-      response.on("end", () =>
-        finish(null, {
-          status: response.statusCode ?? 0,
-          headers: pairs(response.rawHeaders),
-          text: Buffer.concat(chunks).toString("utf8"),
-        }),
-      );
-    });
-    request.end(body);
+    const attempt = () => {
+      const sent = send(requestOptions);
+      request = sent;
+      let answered = false;
+      sent.on("error", (error) => {
+        if (sent.reusedSocket && !answered && !settled) attempt();
+        else finish(new PostFailure(error.message, false, { cause: error }));
+      });
+      sent.on("response", (response: IncomingMessage) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        response.on("data", (c: Buffer) => chunks.push(c));
+        response.on("error", (error) => finish(new PostFailure(error.message, false, { cause: error })));
+        response.on("end", () =>
+          finish(null, {
+            status: response.statusCode ?? 0,
+            headers: pairs(response.rawHeaders),
+            text: Buffer.concat(chunks).toString("utf8"),
+          }),
+        );
+      });
+      sent.end(body);
+    };
+    attempt();
   });
 }
