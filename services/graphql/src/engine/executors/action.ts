@@ -127,7 +127,8 @@ function exchangeOf(call: HandlerCall, response: PostResult, value: unknown): Ac
 export async function callHandler(call: HandlerCall): Promise<unknown> {
   const { action } = call;
   const headers = handlerHeaders(action, call);
-  const url = resolveTemplate(action.handler, call.env, actionEnvMissing);
+  // Most handler URLs hold no {{VAR}}: no template to resolve on each call.
+  const url = action.handler.includes("{{") ? resolveTemplate(action.handler, call.env, actionEnvMissing) : action.handler;
   let response: PostResult;
   try {
     response = await postJson(url, headers, payloadText(call), { timeoutMs: action.timeoutSeconds * 1000, signal: call.signal });
