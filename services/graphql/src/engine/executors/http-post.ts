@@ -71,14 +71,7 @@ function pairs(raw: string[]): Array<[string, string]> {
   return out;
 }
 
-/**
- * POSTs `body`; rejects with a PostFailure (or the signal's reason when it aborts first). A
- * request sent on a kept-alive connection that fails before any answer is sent again (on another
- * connection, or a new one): the server may have closed that connection as it sat idle, just as
- * it was reused. Hasura's HTTP client does the same (http-client, Network/HTTP/Client/Core.hs,
- * httpRaw: "Connection was reused, and might have been closed. Try again"). It ends: each retry
- * spends one pooled connection, and a request on a new connection is never retried.
- */
+/** POSTs `body`; rejects with a PostFailure (or the signal's reason when it aborts first). */
 export function postJson(
   url: string,
   headers: Record<string, string>,
@@ -96,7 +89,7 @@ export function postJson(
       ...target.options,
       headers: { "User-Agent": USER_AGENT, ...headers, "Content-Length": Buffer.byteLength(body) },
     };
-    let request: ClientRequest;
+    let current: ClientRequest | undefined;
     let settled = false;
     const finish = (error: unknown, result?: PostResult) => {
       if (settled) return;
@@ -107,23 +100,29 @@ export function postJson(
       else resolve(result as PostResult);
     };
     const timer = setTimeout(() => {
-      request.destroy();
+      current?.destroy();
       finish(new PostFailure("Response timeout", true));
     }, options.timeoutMs);
     const onAbort = () => {
-      request.destroy();
+      current?.destroy();
       finish(options.signal?.reason);
     };
     options.signal?.addEventListener("abort", onAbort, { once: true });
-    const attempt = () => {
-      const sent = send(requestOptions);
-      request = sent;
+    const attempt = (mayRetry: boolean) => {
+      const request = send(requestOptions);
+      current = request;
       let answered = false;
-      sent.on("error", (error) => {
-        if (sent.reusedSocket && !answered && !settled) attempt();
+      request.on("error", (error: NodeJS.ErrnoException) => {
+        // A pooled connection the server closed while it was idle fails as soon as it is reused,
+        // before the request reaches the server: it is sent once more on a new connection
+        // (https://nodejs.org/api/http.html#requestreusedsocket). Hasura's HTTP client does the
+        // same (http-client, Network/HTTP/Client/Core.hs, httpRaw: "Connection was reused, and
+        // might have been closed. Try again").
+        if (mayRetry && !answered && !settled && request.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE"))
+          attempt(false);
         else finish(new PostFailure(error.message, false, { cause: error }));
       });
-      sent.on("response", (response: IncomingMessage) => {
+      request.on("response", (response: IncomingMessage) => {
         answered = true;
         const chunks: Buffer[] = [];
         response.on("data", (c: Buffer) => chunks.push(c));
@@ -136,8 +135,8 @@ export function postJson(
           }),
         );
       });
-      sent.end(body);
+      request.end(body);
     };
-    attempt();
+    attempt(true);
   });
 }
