@@ -45,21 +45,29 @@ export interface ActionCall {
 
 const BUILT_IN_SCALARS = new Set(["Int", "Float", "String", "Boolean", "ID"]);
 
+/** What every handler is sent when its action neither configures headers nor forwards the client's. */
+const JSON_ONLY: Readonly<Record<string, string>> = Object.freeze({ "Content-Type": "application/json" });
+
 /** The headers sent to the handler: configured ones win over the client's, as in Hasura. */
-function handlerHeaders(action: ActionModel, call: HandlerCall): { sent: Record<string, string>; reported: unknown[] } {
+function handlerHeaders(action: ActionModel, call: HandlerCall): Record<string, string> {
   const forwarded = action.forwardClientHeaders ? call.forwarded : [];
+  if (forwarded.length === 0 && action.headers.length === 0) return JSON_ONLY;
   const byName = new Map<string, [string, string]>();
-  const add = (name: string, value: string) => byName.set(name.toLowerCase(), [name, value]);
-  for (const [name, value] of forwarded) add(name, value);
-  add("Content-Type", "application/json");
-  for (const header of action.headers) add(header.name, headerValue(header, call.env));
-  const reported = [
+  for (const [name, value] of forwarded) byName.set(name.toLowerCase(), [name, value]);
+  byName.set("content-type", ["Content-Type", "application/json"]);
+  for (const header of action.headers) byName.set(header.name.toLowerCase(), [header.name, headerValue(header, call.env)]);
+  return Object.fromEntries(byName.values());
+}
+
+/** The headers as an error's `internal` reports them: configured ones as configured, then the forwarded ones. */
+function reportedHeaders(action: ActionModel, call: HandlerCall): unknown[] {
+  const forwarded = action.forwardClientHeaders ? call.forwarded : [];
+  return [
     ...action.headers.map((h) =>
       h.valueFromEnv !== undefined ? { name: h.name, value_from_env: h.valueFromEnv } : { name: h.name, value: h.value },
     ),
     ...forwarded.map(([name, value]) => ({ name, value })),
   ];
-  return { sent: Object.fromEntries(byName.values()), reported };
 }
 
 function headerValue(header: HeaderModel, env: ActionCall["env"]): string {
@@ -85,49 +93,71 @@ export interface HandlerCall {
   setCookies?: string[] | undefined;
 }
 
-/** Posts Hasura's payload; resolves to the handler's JSON answer, checked against the action's output type. */
-export async function callHandler(call: HandlerCall): Promise<unknown> {
-  const { action } = call;
+/**
+ * Hasura's payload as JSON text, printed by parts: only `input` may hold JsonNumbers; the
+ * session's values and the query are strings, which JSON.stringify prints as jsonText would.
+ */
+function payloadText(call: HandlerCall): string {
+  const query = call.query !== undefined ? `,"request_query":${JSON.stringify(call.query)}` : "";
+  return `{"action":{"name":${JSON.stringify(call.action.name)}},"input":${jsonText(call.input)},"session_variables":${JSON.stringify(call.sessionVariables)}${query}}`;
+}
+
+/** The request as an error's `internal` reports it (built only when a call fails). */
+function reportedRequest(call: HandlerCall) {
   const payload = {
-    action: { name: action.name },
+    action: { name: call.action.name },
     input: call.input,
     session_variables: call.sessionVariables,
     ...(call.query !== undefined ? { request_query: call.query } : {}),
   };
+  return { body: payload, url: call.action.handler, headers: reportedHeaders(call.action, call), transformed_request: null };
+}
+
+/** The handler's response as an error's `internal` reports it. */
+function reportedResponse(response: PostResult, body: unknown) {
+  return { status: response.status, body, headers: response.headers.map(([name, value]) => ({ name, value })) };
+}
+
+/** The exchange an error about the handler's (parsed) answer reports. */
+function exchangeOf(call: HandlerCall, response: PostResult, value: unknown): ActionExchange {
+  return { response: reportedResponse(response, value), request: reportedRequest(call) };
+}
+
+/** Posts Hasura's payload; resolves to the handler's JSON answer, checked against the action's output type. */
+export async function callHandler(call: HandlerCall): Promise<unknown> {
+  const { action } = call;
   const headers = handlerHeaders(action, call);
-  const request = { body: payload, url: action.handler, headers: headers.reported, transformed_request: null };
-  const url = resolveTemplate(action.handler, call.env, actionEnvMissing);
+  // Most handler URLs hold no {{VAR}}: no template to resolve on each call.
+  const url = action.handler.includes("{{") ? resolveTemplate(action.handler, call.env, actionEnvMissing) : action.handler;
   let response: PostResult;
   try {
-    response = await postJson(url, headers.sent, jsonText(payload), { timeoutMs: action.timeoutSeconds * 1000, signal: call.signal });
+    response = await postJson(url, headers, payloadText(call), { timeoutMs: action.timeoutSeconds * 1000, signal: call.signal });
   } catch (error) {
     if (!(error instanceof PostFailure)) throw error;
-    throw actionHttpException({ error: { type: "http_exception", message: error.message }, request });
+    throw actionHttpException({ error: { type: "http_exception", message: error.message }, request: reportedRequest(call) });
   }
   const { text } = response;
-  const responseInfo = (body: unknown) => ({
-    status: response.status,
-    body,
-    headers: response.headers.map(([name, value]) => ({ name, value })),
-  });
   // Hasura passes a handler's cookies on to the client (mkSetCookieHeaders).
   for (const [name, value] of response.headers) if (name.toLowerCase() === "set-cookie") call.setCookies?.push(value);
   let value: unknown;
   try {
     value = parseJsonBody(text);
   } catch (error) {
-    throw actionInvalidJson({ error: `invalid json: ${(error as Error).message}`, request, response: responseInfo(text) });
+    throw actionInvalidJson({
+      error: `invalid json: ${(error as Error).message}`,
+      request: reportedRequest(call),
+      response: reportedResponse(response, text),
+    });
   }
-  const exchange: ActionExchange = { response: responseInfo(value), request };
   if (response.status >= 200 && response.status < 300) {
-    validateResponse(value, action.output, call.types, exchange);
+    validateResponse(value, call, response);
     return value;
   }
-  if (response.status >= 400 && response.status < 500) throw handlerError(value, exchange);
+  if (response.status >= 400 && response.status < 500) throw handlerError(value, exchangeOf(call, response, value));
   throw actionUnexpectedStatus({
     error: `expecting 2xx or 4xx status code, but found ${response.status}`,
-    request,
-    response: responseInfo(value),
+    request: reportedRequest(call),
+    response: reportedResponse(response, value),
   });
 }
 
@@ -146,52 +176,65 @@ function handlerError(value: unknown, exchange: ActionExchange) {
 
 const nameOf = (type: TypeRef): string => (type.kind === "named" ? type.name : nameOf(type.of));
 
+/** What checking one answer needs: the custom types, the output object (if any), and the call, for an error's report. */
+interface Check {
+  types: CustomTypesModel;
+  object: ReturnType<CustomTypesModel["objects"]["get"]>;
+  call: HandlerCall;
+  response: PostResult;
+  value: unknown;
+}
+
+function isUncheckedScalar(type: TypeRef, c: Check): boolean {
+  if (type.kind !== "named") return false;
+  const name = type.name;
+  const { types } = c;
+  const pgScalar = !BUILT_IN_SCALARS.has(name) && !types.objects.has(name) && !types.scalars.has(name) && !types.enums.has(name);
+  return pgScalar || (!c.object && !BUILT_IN_SCALARS.has(name));
+}
+
+function unexpected(message: string, c: Check): never {
+  throw actionUnexpectedResponse(message, exchangeOf(c.call, c.response, c.value));
+}
+
+function checkValue(v: unknown, type: TypeRef, c: Check): void {
+  if (isUncheckedScalar(type, c)) return;
+  if (v === null || v === undefined) {
+    if (!type.nullable) unexpected("got null for the action webhook response", c);
+    return;
+  }
+  if (type.kind === "list") {
+    if (!Array.isArray(v)) unexpected("expecting array for the action webhook response", c);
+    for (const item of v as unknown[]) checkValue(item, type.of, c);
+    return;
+  }
+  const name = type.name;
+  if (typeof v === "number" || v instanceof JsonNumber) {
+    if (name !== "Int" && name !== "Float") unexpected(`got scalar String for the action webhook response, expecting ${name}`, c);
+  } else if (typeof v === "boolean") {
+    if (name !== "Boolean") unexpected(`got scalar Boolean for the action webhook response, expecting ${name}`, c);
+  } else if (typeof v === "string") {
+    if (name !== "String" && name !== "ID") unexpected(`got scalar String for the action webhook response, expecting ${name}`, c);
+  } else if (Array.isArray(v)) unexpected(`got array for the action webhook response, expecting ${name}`, c);
+  else {
+    if (BUILT_IN_SCALARS.has(name)) unexpected(`got object for the action webhook response, expecting ${name}`, c);
+    const fields = v as Record<string, unknown>;
+    for (const field of c.object?.fields ?? []) {
+      if (field.ref.nullable) continue;
+      if (!(field.name in fields)) unexpected(`field ${JSON.stringify(field.name)} expected in webhook response, but not found`, c);
+      if (fields[field.name] === null) unexpected(`expecting not null value for field ${JSON.stringify(field.name)}`, c);
+    }
+  }
+}
+
 /**
  * Hasura's check of a handler's answer: values of the output type's shape, scalars of GraphQL's
  * own types by JSON kind (its messages say "scalar String" for a number, as Hasura's do), the
  * output object's non-null fields present and not null. Postgres and custom scalars are not checked.
  */
-function validateResponse(value: unknown, outputType: TypeRef, types: CustomTypesModel, exchange: ActionExchange): void {
-  const object = types.objects.get(nameOf(outputType));
-  const isCustomScalar = (type: TypeRef) => {
-    if (type.kind !== "named") return false;
-    const name = type.name;
-    const pgScalar = !BUILT_IN_SCALARS.has(name) && !types.objects.has(name) && !types.scalars.has(name) && !types.enums.has(name);
-    return pgScalar || (!object && !BUILT_IN_SCALARS.has(name));
-  };
-  const fail = (message: string): never => {
-    throw actionUnexpectedResponse(message, exchange);
-  };
-  const check = (v: unknown, type: TypeRef): void => {
-    if (isCustomScalar(type)) return;
-    if (v === null || v === undefined) {
-      if (!type.nullable) fail("got null for the action webhook response");
-      return;
-    }
-    if (type.kind === "list") {
-      if (!Array.isArray(v)) fail("expecting array for the action webhook response");
-      for (const item of v as unknown[]) check(item, type.of);
-      return;
-    }
-    const name = type.name;
-    if (typeof v === "number" || v instanceof JsonNumber) {
-      if (name !== "Int" && name !== "Float") fail(`got scalar String for the action webhook response, expecting ${name}`);
-    } else if (typeof v === "boolean") {
-      if (name !== "Boolean") fail(`got scalar Boolean for the action webhook response, expecting ${name}`);
-    } else if (typeof v === "string") {
-      if (name !== "String" && name !== "ID") fail(`got scalar String for the action webhook response, expecting ${name}`);
-    } else if (Array.isArray(v)) fail(`got array for the action webhook response, expecting ${name}`);
-    else {
-      if (BUILT_IN_SCALARS.has(name)) fail(`got object for the action webhook response, expecting ${name}`);
-      const fields = v as Record<string, unknown>;
-      for (const field of object?.fields ?? []) {
-        if (field.ref.nullable) continue;
-        if (!(field.name in fields)) fail(`field ${JSON.stringify(field.name)} expected in webhook response, but not found`);
-        if (fields[field.name] === null) fail(`expecting not null value for field ${JSON.stringify(field.name)}`);
-      }
-    }
-  };
-  check(value, outputType);
+function validateResponse(value: unknown, call: HandlerCall, response: PostResult): void {
+  const { types, action } = call;
+  checkValue(value, action.output, { types, object: types.objects.get(nameOf(action.output)), call, response, value });
 }
 
 /** Whether the output type names a scalar Hasura passes through unshaped (a custom or Postgres scalar). */
@@ -247,7 +290,8 @@ export async function runAction(node: ActionNode, call: ActionCall): Promise<str
     input: node.input,
     sessionVariables: { ...session.variables, "x-hasura-role": session.role },
     query: call.query,
-    forwarded: forwardableHeaders(call.clientHeaders),
+    // Only an action that forwards them reads the client's headers.
+    forwarded: node.action.forwardClientHeaders ? forwardableHeaders(call.clientHeaders) : [],
     types: call.compile.model.customTypes,
     env: call.env,
     signal: call.signal,

@@ -3,11 +3,48 @@
  * fetch: Hasura reports a handler's response headers with their names as sent (`Content-Type`),
  * which fetch lower-cases, and sends its own User-Agent (`hasura-graphql-engine/<version>`).
  */
-import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { urlToHttpOptions } from "node:url";
 import { VERSION } from "../version.js";
 
 const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+const USER_AGENT = `hasura-graphql-engine/${VERSION}`;
+
+/** A handler URL as node's client reads it (what `request(new URL(url))` derives), with its agent. */
+interface Target {
+  secure: boolean;
+  options: RequestOptions;
+}
+
+/**
+ * Targets by URL text: a handler is called with the same URL again and again, and parsing it
+ * (`new URL`, then node's urlToHttpOptions inside `request`) is a measurable part of a call.
+ * Bounded: URLs come from metadata and the environment, so a few; dropped wholesale past the bound.
+ */
+const targets = new Map<string, Target>();
+const MAX_TARGETS = 256;
+
+function targetOf(url: string): Target | PostFailure {
+  let target = targets.get(url);
+  if (target) return target;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch (error) {
+    return new PostFailure(`invalid URL: ${url}`, false, { cause: error });
+  }
+  const secure = parsed.protocol === "https:";
+  if (!secure && parsed.protocol !== "http:") return new PostFailure(`unsupported protocol: ${parsed.protocol}`, false);
+  // Only what node's client reads of the URL: the rest of urlToHttpOptions (href, search, ...) would be copied on every call.
+  const { protocol, hostname, port, path, auth } = urlToHttpOptions(parsed);
+  const options: RequestOptions = { protocol, hostname, port, path, method: "POST", agent: secure ? agents.https : agents.http };
+  if (auth !== undefined) options.auth = auth;
+  target = { secure, options };
+  if (targets.size >= MAX_TARGETS) targets.clear();
+  targets.set(url, target);
+  return target;
+}
 
 export interface PostResult {
   status: number;
@@ -42,19 +79,16 @@ export function postJson(
   options: { timeoutMs: number; signal?: AbortSignal | undefined },
 ): Promise<PostResult> {
   return new Promise((resolve, reject) => {
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch (error) {
-      reject(new PostFailure(`invalid URL: ${url}`, false, { cause: error }));
+    const target = targetOf(url);
+    if (target instanceof PostFailure) {
+      reject(target);
       return;
     }
-    const secure = target.protocol === "https:";
-    if (!secure && target.protocol !== "http:") {
-      reject(new PostFailure(`unsupported protocol: ${target.protocol}`, false));
-      return;
-    }
-    const send = secure ? httpsRequest : httpRequest;
+    const send = target.secure ? httpsRequest : httpRequest;
+    const requestOptions: RequestOptions = {
+      ...target.options,
+      headers: { "User-Agent": USER_AGENT, ...headers, "Content-Length": Buffer.byteLength(body) },
+    };
     let current: ClientRequest | undefined;
     let settled = false;
     const finish = (error: unknown, result?: PostResult) => {
@@ -75,17 +109,15 @@ export function postJson(
     };
     options.signal?.addEventListener("abort", onAbort, { once: true });
     const attempt = (mayRetry: boolean) => {
-      const request = send(target, {
-        method: "POST",
-        agent: secure ? agents.https : agents.http,
-        headers: { "User-Agent": `hasura-graphql-engine/${VERSION}`, ...headers, "Content-Length": Buffer.byteLength(body) },
-      });
+      const request = send(requestOptions);
       current = request;
       let answered = false;
       request.on("error", (error: NodeJS.ErrnoException) => {
         // A pooled connection the server closed while it was idle fails as soon as it is reused,
         // before the request reaches the server: it is sent once more on a new connection
-        // (https://nodejs.org/api/http.html#requestreusedsocket).
+        // (https://nodejs.org/api/http.html#requestreusedsocket). Hasura's HTTP client does the
+        // same (http-client, Network/HTTP/Client/Core.hs, httpRaw: "Connection was reused, and
+        // might have been closed. Try again").
         if (mayRetry && !answered && !settled && request.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE"))
           attempt(false);
         else finish(new PostFailure(error.message, false, { cause: error }));
