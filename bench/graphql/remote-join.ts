@@ -38,12 +38,17 @@ type Query { user(id: Int!): User }`;
 /**
  * The remote: `user(id)` answered from memory (the same 100 users as the table), counting its
  * requests and the CPU time it spends. Parsed and validated documents are cached by their text,
- * as GraphQL Yoga and Apollo Server do by default.
+ * as GraphQL Yoga and Apollo Server do by default. With `cacheResponses` on it answers a request it
+ * has answered before with the same bytes without executing it (a full response cache, as Apollo
+ * Server's response-cache plugin keeps): its own work then nearly vanishes, and what is left of
+ * the gap to the table join is the engine's.
  */
 async function startRemote(users: Map<number, { id: number; name: string }>) {
   const schema = buildSchema(REMOTE_SDL);
   const root = { user: ({ id }: { id: number }) => users.get(id) ?? null };
   const documents = new Map<string, DocumentNode>();
+  const responses = new Map<string, string>();
+  let cacheResponses = false;
   let requests = 0;
   let busyMs = 0;
   const server = createServer((req, res) => {
@@ -52,7 +57,15 @@ async function startRemote(users: Map<number, { id: number; name: string }>) {
     req.on("end", async () => {
       requests += 1;
       const started = performance.now();
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { query: string; variables?: Record<string, unknown> };
+      const raw = Buffer.concat(chunks).toString("utf8");
+      const cached = cacheResponses ? responses.get(raw) : undefined;
+      if (cached !== undefined) {
+        busyMs += performance.now() - started;
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(cached);
+        return;
+      }
+      const body = JSON.parse(raw) as { query: string; variables?: Record<string, unknown> };
       let document = documents.get(body.query);
       let result: unknown;
       if (!document) {
@@ -64,6 +77,7 @@ async function startRemote(users: Map<number, { id: number; name: string }>) {
       }
       result ??= await execute({ schema, document, rootValue: root, variableValues: body.variables ?? null });
       const text = JSON.stringify(result);
+      if (cacheResponses) responses.set(raw, text);
       busyMs += performance.now() - started;
       res.writeHead(200, { "content-type": "application/json" });
       res.end(text);
@@ -73,6 +87,9 @@ async function startRemote(users: Map<number, { id: number; name: string }>) {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`,
     requests: () => requests,
+    setCacheResponses: (on: boolean) => {
+      cacheResponses = on;
+    },
     /** Milliseconds the remote spent answering (parse, execute, print), over every request so far. */
     busyMs: () => busyMs,
     close: () => new Promise<void>((done) => server.close(() => done())),
@@ -161,9 +178,18 @@ async function main(): Promise<void> {
     const [busyBefore, callsBefore] = [remote.busyMs(), remote.requests()];
     const remoteLoad = await loadGraphql(target(REMOTE_QUERY), connections, durationSeconds);
     const remoteMsPerCall = (remote.busyMs() - busyBefore) / Math.max(1, remote.requests() - callsBefore);
+    remote.setCacheResponses(true);
+    await warmGraphql(target(REMOTE_QUERY), connections);
+    const [cachedBusyBefore, cachedCallsBefore] = [remote.busyMs(), remote.requests()];
+    const cachedLoad = await loadGraphql(target(REMOTE_QUERY), connections, durationSeconds);
+    const cachedMsPerCall = (remote.busyMs() - cachedBusyBefore) / Math.max(1, remote.requests() - cachedCallsBefore);
     const ratio = remoteLoad.requestsPerSecond / localLoad.requestsPerSecond;
+    const engineRatio = cachedLoad.requestsPerSecond / localLoad.requestsPerSecond;
     console.log(`table join: ${localLoad.requestsPerSecond.toFixed(0)} req/s (p50 ${localLoad.p50Ms} ms, p99 ${localLoad.p99Ms} ms)`);
     console.log(`remote join: ${remoteLoad.requestsPerSecond.toFixed(0)} req/s (p50 ${remoteLoad.p50Ms} ms, p99 ${remoteLoad.p99Ms} ms)`);
+    console.log(
+      `remote join, the remote answering from its response cache (${cachedMsPerCall.toFixed(3)} ms a call): ${cachedLoad.requestsPerSecond.toFixed(0)} req/s (p50 ${cachedLoad.p50Ms} ms, p99 ${cachedLoad.p99Ms} ms), ${engineRatio.toFixed(2)}x the table join`,
+    );
     // What bounds the ratio: on these shared cores the remote's own work is part of every request's cost.
     const tableMsPerRequest = 1000 / localLoad.requestsPerSecond;
     console.log(
@@ -177,8 +203,14 @@ async function main(): Promise<void> {
         pass: callsPerRequest === 1 && same,
       },
       { name: "throughput, remote join / table join", limit: ">= 0.8x", value: `${ratio.toFixed(2)}x`, pass: ratio >= 0.8 },
+      {
+        name: "the same, the remote's own work taken out (response cache)",
+        limit: ">= 0.8x",
+        value: `${engineRatio.toFixed(2)}x`,
+        pass: engineRatio >= 0.8,
+      },
     ];
-    const pass = targets.every((t) => t.pass) && localLoad.errors === 0 && remoteLoad.errors === 0;
+    const pass = targets.every((t) => t.pass) && localLoad.errors === 0 && remoteLoad.errors === 0 && cachedLoad.errors === 0;
     printTargets(targets, pass);
     writeJson(RESULTS, {
       rows: ROWS,
@@ -188,7 +220,9 @@ async function main(): Promise<void> {
       same,
       local: localLoad,
       remote: remoteLoad,
+      remoteCached: cachedLoad,
       ratio,
+      engineRatio,
       pass,
     });
     process.exitCode = pass ? 0 : 1;

@@ -8,10 +8,10 @@
  * server/src-lib/Hasura/GraphQL/Execute/RemoteJoin/RemoteSchema.hs), and lays the query out as
  * its printer does (query-text.ts).
  */
-import { type DocumentNode, type FieldNode, Kind, OperationTypeNode, type ValueNode, visit } from "graphql";
+import { Kind, OperationTypeNode, type SelectionSetNode, type ValueNode } from "graphql";
 import { JsonNumber, jsonText } from "../json-number.js";
 import type { RemoteJoinNode } from "../plan/types.js";
-import { queryText } from "./query-text.js";
+import { argumentsText, directivesText, operationText, selectionSetText } from "./query-text.js";
 
 /**
  * The alias of the distinct set of lhs values numbered `i`. Hasura numbers them across all the
@@ -98,44 +98,51 @@ function lastArguments(node: RemoteJoinNode, fixed: ReturnType<typeof argumentsO
   return [...out, ...given.filter((g) => !fixed.some((a) => a.name.value === g.name.value))];
 }
 
-/** The relationship's path for one row, aliased `alias`. */
-function pathField(node: RemoteJoinNode, row: Record<string, unknown>, alias: string): FieldNode {
-  const steps = node.rel.path;
-  let field: FieldNode | undefined;
-  for (let i = steps.length - 1; i >= 0; i--) {
-    const step = steps[i] as (typeof steps)[number];
-    const args = argumentsOf(step.arguments, row);
-    field =
-      i === steps.length - 1
-        ? { ...node.field, arguments: lastArguments(node, args) }
-        : {
-            kind: Kind.FIELD,
-            name: { kind: Kind.NAME, value: step.field },
-            arguments: args,
-            selectionSet: { kind: Kind.SELECTION_SET, selections: [field as FieldNode] },
-          };
-  }
-  return { ...(field as FieldNode), alias: { kind: Kind.NAME, value: alias } };
+/** The variables `value` names. */
+function noteVariables(value: ValueNode, into: Set<string>): void {
+  if (value.kind === Kind.VARIABLE) into.add(value.name.value);
+  else if (value.kind === Kind.LIST) for (const v of value.values) noteVariables(v, into);
+  else if (value.kind === Kind.OBJECT) for (const f of value.fields) noteVariables(f.value, into);
 }
 
-/** The request body for `rows`: each distinct set of lhs values with the number of its alias. */
+/** The variables a selection set (with its directives and arguments) names. */
+function selectionVariables(set: SelectionSetNode | undefined, into: Set<string>): void {
+  for (const s of set?.selections ?? []) {
+    for (const d of s.directives ?? []) for (const a of d.arguments ?? []) noteVariables(a.value, into);
+    if (s.kind === Kind.FIELD) for (const a of s.arguments ?? []) noteVariables(a.value, into);
+    if (s.kind !== Kind.FRAGMENT_SPREAD) selectionVariables(s.selectionSet, into);
+  }
+}
+
+/**
+ * The request body for `rows`: each distinct set of lhs values with the number of its alias. The
+ * copies differ only in their arguments, so the field's selection is printed once (its layout is
+ * query-text.ts's, Hasura's).
+ */
 export function joinRequest(node: RemoteJoinNode, rows: Array<{ id: number; lhs: Record<string, unknown> }>): string {
-  const selections = rows.map(({ id, lhs }) => pathField(node, lhs, joinAlias(id)));
-  // Variables merged into a fixed input object are sent as their values: only those still named stay.
+  const steps = node.rel.path;
+  const last = steps.length - 1;
+  const tail = `${directivesText(node.field.directives)} ${selectionSetText(node.field.selectionSet)}`;
+  // Variables merged into a fixed input object are sent as their values: only those still named stay,
+  // the same for every row (its values change, not which arguments the caller gave).
   const used = new Set<string>();
-  visit({ kind: Kind.SELECTION_SET, selections }, { Variable: (v) => void used.add(v.name.value) });
+  selectionVariables(node.field.selectionSet, used);
+  for (const d of node.field.directives ?? []) for (const a of d.arguments ?? []) noteVariables(a.value, used);
+  const selections = rows.map(({ id, lhs }, n) => {
+    let text = "";
+    for (let i = last; i >= 0; i--) {
+      const step = steps[i] as (typeof steps)[number];
+      const args = argumentsOf(step.arguments, lhs);
+      if (i === last) {
+        const sent = lastArguments(node, args);
+        if (n === 0) for (const a of sent) noteVariables(a.value, used);
+        text = `${node.field.name.value}${argumentsText(sent)}${tail}`;
+      } else text = `${step.field}${argumentsText(args)} { ${text} }`;
+    }
+    return `${joinAlias(id)}: ${text}`;
+  });
   const variableDefinitions = node.variables.filter((d) => used.has(d.variable.name.value));
   const values = Object.fromEntries(Object.entries(node.values).filter(([name]) => used.has(name)));
-  const document: DocumentNode = {
-    kind: Kind.DOCUMENT,
-    definitions: [
-      {
-        kind: Kind.OPERATION_DEFINITION,
-        operation: OperationTypeNode.QUERY,
-        variableDefinitions,
-        selectionSet: { kind: Kind.SELECTION_SET, selections },
-      },
-    ],
-  };
-  return jsonText({ query: queryText(document), ...(Object.keys(values).length > 0 ? { variables: values } : {}) });
+  const query = operationText({ operation: OperationTypeNode.QUERY, variableDefinitions }, selections);
+  return jsonText({ query, ...(Object.keys(values).length > 0 ? { variables: values } : {}) });
 }

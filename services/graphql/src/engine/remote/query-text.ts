@@ -85,11 +85,18 @@ function variableDefinition(d: VariableDefinitionNode): string {
   return `$${d.variable.name.value}: ${type(d.type)}${d.defaultValue ? ` = ${value(d.defaultValue)}` : ""}`;
 }
 
-function operation(op: OperationDefinitionNode): string {
+/** An operation's text, its selections given as text (a remote join's many aliased copies of one field are printed apart). */
+export function operationText(op: Omit<OperationDefinitionNode, "kind" | "selectionSet">, selections: readonly string[]): string {
   const vars =
     op.variableDefinitions && op.variableDefinitions.length > 0 ? `(${op.variableDefinitions.map(variableDefinition).join(",")})` : "";
-  return `${op.operation} ${op.name?.value ?? ""}${vars}${directives(op.directives)} ${selectionSet(op.selectionSet)}`;
+  return `${op.operation} ${op.name?.value ?? ""}${vars}${directives(op.directives)} { ${selections.join(" ")} }`;
 }
+
+function operation(op: OperationDefinitionNode): string {
+  return operationText(op, op.selectionSet.selections.map(selection));
+}
+
+export { args as argumentsText, directives as directivesText, selectionSet as selectionSetText };
 
 function fragment(f: FragmentDefinitionNode): string {
   return `fragment ${f.name.value} on ${f.typeCondition.name.value}${directives(f.directives)}${selectionSet(f.selectionSet)}`;
