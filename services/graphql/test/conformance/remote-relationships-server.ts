@@ -6,16 +6,9 @@
  * the original relies on them: ID arguments arrive as strings), and its `formatError` (extensions
  * dropped), served as apollo-server.ts serves those remotes.
  */
-import {
-  buildSchema,
-  GraphQLError,
-  type GraphQLFieldResolver,
-  type GraphQLInterfaceType,
-  type GraphQLObjectType,
-  type GraphQLSchema,
-  type GraphQLUnionType,
-} from "graphql";
+import { buildSchema, type GraphQLInterfaceType, type GraphQLObjectType, type GraphQLSchema, type GraphQLUnionType } from "graphql";
 import { type RemoteSchemaServer, startApolloServer } from "./apollo-server.js";
+import { type Args, allMessages, apolloError, filterMessages, looseEquals, resolve } from "./messages-remote.js";
 
 const typeDefs = `
   type User {
@@ -85,65 +78,11 @@ const typeDefs = `
   }
 `;
 
-interface Message {
-  id: number;
-  name: string;
-  msg: string;
-}
-
-const allMessages: Message[] = [
-  { id: 1, name: "alice", msg: "You win!" },
-  { id: 2, name: "bob", msg: "You lose!" },
-  { id: 3, name: "alice", msg: "Another alice" },
-];
-
 const searchData: Record<number, { title?: string; name?: string }> = {
   1: { title: "Harry Porter and the prisoner of Azkaban" },
   2: { name: "J.K. Rowling" },
   3: { title: "Harry Porter and the philoshoper's stone" },
 };
-
-type Args = Record<string, unknown>;
-type Compare = Record<string, unknown>;
-
-/** `new ApolloError(message, code)`: the code goes to `extensions`, which formatError drops. */
-const apolloError = (message: string) => new GraphQLError(message);
-
-// biome-ignore lint/suspicious/noDoubleEquals: the original compares with `==` (a string ID against a number).
-const looseEquals = (a: unknown, b: unknown) => a == b;
-
-/** The `where`/`whered` and `includes` filters the `messages` and `userMessages` resolvers apply, in the original's order. */
-function filterMessages(start: Message[], where: Args | null | undefined, includes: Args | null | undefined): Message[] {
-  let result = start;
-  const intExp = where?.id as Compare | null | undefined;
-  if (intExp) {
-    for (const [op, operand] of Object.entries(intExp)) {
-      const value = operand as number;
-      if (op === "eq") result = result.filter((m) => looseEquals(m.id, value));
-      else if (op === "gt") result = result.filter((m) => m.id > value);
-      else if (op === "lt") result = result.filter((m) => m.id < value);
-      else throw apolloError("invalid argument");
-    }
-  }
-  const stringExp = where?.name as Compare | null | undefined;
-  if (stringExp) {
-    for (const [op, operand] of Object.entries(stringExp)) {
-      if (op === "eq") result = result.filter((m) => looseEquals(m.name, operand));
-      else throw apolloError("invalid argument");
-    }
-  }
-  const ids = includes?.id as unknown[] | null | undefined;
-  if (ids) result = result.filter((m) => ids.includes(m.id));
-  const names = includes?.name as unknown[] | null | undefined;
-  if (names) result = result.filter((m) => names.includes(m.name));
-  return result;
-}
-
-function resolve(type: GraphQLObjectType, field: string, resolver: GraphQLFieldResolver<unknown, unknown>): void {
-  const def = type.getFields()[field];
-  if (!def) throw new Error(`no field ${type.name}.${field}`);
-  def.resolve = resolver;
-}
 
 function makeSchema(): GraphQLSchema {
   const schema = buildSchema(typeDefs);
