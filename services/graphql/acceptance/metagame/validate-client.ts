@@ -30,6 +30,12 @@ export interface ClientResult {
 
 export async function validateClient(report: Report, engine: Engine, documents: ClientDocuments): Promise<ClientResult> {
   report.section(`web client: ${documents.operations.length} operations, ${documents.fragments.size} fragments`);
+  // A checkout whose client yields no operation (an incomplete extraction, a moved directory) proves nothing.
+  report.check(
+    documents.operations.length > 0,
+    "the web client's operations were found",
+    documents.operations.length === 0 ? "none in packages/web" : undefined,
+  );
   const admin = await engine.schema();
   const operations = validateOperations(admin, documents.operations);
   const unused = validateUnusedFragments(admin, documents);
