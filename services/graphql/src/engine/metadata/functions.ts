@@ -20,7 +20,7 @@ import {
   resolveComputedField,
   resolveTrackedFunction,
 } from "../model/functions.js";
-import { toRemoteSchema } from "../remote/relationships.js";
+import { remoteLhsFields } from "../remote/relationships.js";
 import { isObject, quoted, sameTable, tableLabel } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import { findTable, setOrDrop } from "./edit.js";
@@ -148,10 +148,7 @@ export function pruneDroppedFunctions(metadata: Metadata, was: CatalogView, now:
       );
       // A remote relationship joining on a computed field that went goes too (a dependent object in Hasura).
       const remote = tableList(next, "remote_relationships");
-      const keptRemote = remote.filter((rel) => {
-        const lhs = toRemoteSchema(rel)?.lhs;
-        return !(Array.isArray(lhs) && lhs.some((f) => gone.includes(String(f))));
-      });
+      const keptRemote = remote.filter((rel) => !remoteLhsFields(rel).some((f) => gone.includes(f)));
       return setOrDrop(setOrDrop(next, "select_permissions", select), "remote_relationships", keptRemote);
     });
     if (!tablesChanged && keptFunctions.length === functions.length) return source;

@@ -19,7 +19,7 @@ import {
   remoteNodeConflict,
   tableNameTaken,
 } from "../errors.js";
-import { toRemoteSchema } from "../remote/relationships.js";
+import { remoteLhsFields } from "../remote/relationships.js";
 import {
   argsObject,
   asObject,
@@ -230,10 +230,7 @@ export const dropComputedField: Operation = (metadata, rawArgs) => {
   const dependents = permissionsUsingComputedField(findSource(metadata, source), table, name, boolExpUsesField);
   // Remote relationships joining on the computed field depend on it too (Hasura's mkComputedFieldDep).
   const joining = tableList(tracked, "remote_relationships")
-    .filter((rel) => {
-      const lhs = toRemoteSchema(rel)?.lhs;
-      return Array.isArray(lhs) && lhs.map(String).includes(name);
-    })
+    .filter((rel) => remoteLhsFields(rel).includes(name))
     .map((rel) => String(rel.name));
   if ((dependents.length > 0 || joining.length > 0) && !cascade) {
     throw dependencyError([

@@ -12,6 +12,7 @@
  */
 import { type ArgumentNode, Kind, type ObjectFieldNode, type TypeNode, type ValueNode, type VariableDefinitionNode } from "graphql";
 import type { TypeRef } from "../model/types.js";
+import { onlyPresets } from "../remote/permission.js";
 import type { PresetValue, RemoteFieldDef, RemoteInputValue, RemoteIntrospection } from "../remote/types.js";
 import { typeText } from "../remote/validate.js";
 import type { SessionPreset } from "./types.js";
@@ -92,17 +93,9 @@ export class RemoteArguments {
     return alters;
   }
 
-  /** Whether `type` is an input object whose every field is preset (or of such a type). */
-  private onlyPresets(type: TypeRef, seen = new Set<string>()): boolean {
-    const def = this.inputObject(type);
-    if (!def || def.fields.length === 0 || seen.has(def.name)) return false;
-    seen.add(def.name);
-    return def.fields.every((f) => f.preset !== undefined || this.onlyPresets(f.type, seen));
-  }
-
   /** An input object whose every field is preset (or of such a type): the role cannot give it, its presets are sent. */
   private presetsOnly(type: TypeRef): ValueNode | undefined {
-    if (!this.onlyPresets(type)) return undefined;
+    if (!onlyPresets(this.view, baseName(type))) return undefined;
     const def = this.inputObject(type);
     const fields = (def?.fields ?? []).map(
       (f): ObjectFieldNode => ({

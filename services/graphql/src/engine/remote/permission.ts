@@ -13,6 +13,7 @@ import { isObject } from "../metadata/args.js";
 import type { TypeRef } from "../model/types.js";
 import { ADMIN_ROLE } from "../session.js";
 import { validateRoleSchema } from "./permission-validate.js";
+import { argsByName } from "./relationships.js";
 import type { RemoteFieldDef, RemoteIntrospection, RemoteSchemaModel, RemoteTypeDef } from "./types.js";
 import { checkRemoteSchema, RemoteSchemaProblem } from "./validate.js";
 import { RoleSchemaInvalid } from "./validation.js";
@@ -45,6 +46,24 @@ export function rolePermissionView(upstream: RemoteIntrospection, role: string, 
   }
 }
 
+const baseName = (t: TypeRef): string => (t.kind === "named" ? t.name : baseName(t.of));
+
+/**
+ * Whether the view's input object `name` has no field the role may give: each one preset, or of
+ * such a type. The role's schema leaves it out and the engine sends its presets (Hasura's
+ * remoteInputObjectParser, server/src-lib/Hasura/GraphQL/Schema/Remote.hs). A type met again
+ * while it is being decided counts as having a field the role gives.
+ */
+export function onlyPresets(view: RemoteIntrospection, name: string, deciding = new Set<string>()): boolean {
+  if (!view.presets || deciding.has(name)) return false;
+  const def = view.types.get(name);
+  if (def?.kind !== "INPUT_OBJECT" || def.fields.length === 0) return false;
+  deciding.add(name);
+  const only = def.fields.every((f) => f.preset !== undefined || onlyPresets(view, baseName(f.type), deciding));
+  deciding.delete(name);
+  return only;
+}
+
 /** What `role` sees of `remote`: all of it for admin or with permissions off, else its permission's view, or nothing. */
 export function remoteView(remote: RemoteSchemaModel, role: string, permissionsOn: boolean | undefined): RemoteIntrospection | null {
   if (!permissionsOn || role === ADMIN_ROLE) return remote.introspection;
@@ -53,16 +72,14 @@ export function remoteView(remote: RemoteSchemaModel, role: string, permissionsO
 
 /** The field a remote relationship's path reaches in `view` (from its query root), if the view has every step. */
 function remotePathField(view: RemoteIntrospection, path: ReadonlyArray<{ field: string }>): RemoteFieldDef | undefined {
-  let typeName: string | null = view.queryRoot;
+  let typeName = view.queryRoot;
   let field: RemoteFieldDef | undefined;
   for (const step of path) {
-    const def: RemoteTypeDef | undefined = typeName === null ? undefined : view.types.get(typeName);
+    const def: RemoteTypeDef | undefined = view.types.get(typeName);
     if (def?.kind !== "OBJECT" && def?.kind !== "INTERFACE") return undefined;
     field = def.fields.find((f) => f.name === step.field);
     if (!field) return undefined;
-    let type: TypeRef = field.type;
-    while (type.kind === "list") type = type.of;
-    typeName = type.name;
+    typeName = baseName(field.type);
   }
   return field;
 }
@@ -74,5 +91,5 @@ export function relationshipField(
 ): RemoteFieldDef | undefined {
   if (view === rel.remote.introspection) return rel.field;
   const field = remotePathField(view, rel.path);
-  return field && { ...field, args: [...field.args].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) };
+  return field && argsByName(field);
 }

@@ -8,6 +8,7 @@
  * server/src-lib/Hasura/RemoteSchema/SchemaCache/RemoteRelationship.hs). The legacy form
  * `{remote_schema, hasura_fields, remote_field}` is read as `to_remote_schema`.
  */
+import { englishList } from "../english-list.js";
 import { quoted } from "../errors/metadata.js";
 import { isObject, type Json, tableLabel } from "../metadata/args.js";
 import type { InconsistentObject } from "../metadata/consistency.js";
@@ -67,10 +68,19 @@ export function remoteRelationshipObjectName(name: unknown, table: QualifiedTabl
 
 const q = (s: string) => JSON.stringify(s);
 
-/** Hasura's englishList (server/src-lib/Hasura/Server/Utils.hs): `"a"`, `"a" or "b"`, `"a", "b", or "c"`. */
-function englishList(items: string[]): string {
-  if (items.length <= 2) return items.join(" or ");
-  return `${items.slice(0, -1).join(", ")}, or ${items[items.length - 1]}`;
+/**
+ * A relationship field with its arguments by name. Hasura keeps the field's remaining arguments in
+ * a hash map (stripInMap in server/src-lib/Hasura/RemoteSchema/SchemaCache/RemoteRelationship.hs),
+ * so they are not in the remote's order; by name here, the order its own tests expect.
+ */
+export function argsByName(field: RemoteFieldDef): RemoteFieldDef {
+  return { ...field, args: [...field.args].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) };
+}
+
+/** The lhs fields a table's remote relationship (either form) joins on. */
+export function remoteLhsFields(rel: Json): string[] {
+  const lhs = toRemoteSchema(rel)?.lhs;
+  return Array.isArray(lhs) ? lhs.map(String) : [];
 }
 
 class Invalid extends Error {}
@@ -155,7 +165,7 @@ function resolveOne(rel: Json, table: TableModel, tableName: QualifiedTable, rem
   const remoteName = String(to.remoteSchema);
   const remote = remotes.find((r) => r.name === remoteName);
   if (!remote) throw new Invalid(`remote schema with name ${q(remoteName)} not found`);
-  const lhs = Array.isArray(to.lhs) ? to.lhs.map(String) : [];
+  const lhs = remoteLhsFields(rel);
   const joinable = joinableComputedFields(table);
   const allowed = [...table.columns.map((c) => c.name), ...joinable.keys()];
   const computedLhs = new Map<string, ComputedFieldModel>();
@@ -163,7 +173,7 @@ function resolveOne(rel: Json, table: TableModel, tableName: QualifiedTable, rem
     const computed = joinable.get(field);
     if (computed) computedLhs.set(field, computed);
     else if (!table.columnByName.has(field)) {
-      const help = allowed.length > 0 ? `, the allowed fields are ${englishList(allowed.map(q))}` : "";
+      const help = allowed.length > 0 ? `, the allowed fields are ${englishList(allowed.map(q), "or")}` : "";
       throw new Invalid(
         `field with name ${q(field)}is not provided by the lhs entity${q(tableLabel(tableName))}for defining a join condition${help}`,
       );
@@ -193,11 +203,7 @@ function resolveOne(rel: Json, table: TableModel, tableName: QualifiedTable, rem
     step = isObject(call) ? call.field : undefined;
   }
   if (!last) throw new Invalid("remote_field must name a field of the remote schema");
-  // Hasura keeps the field's remaining arguments in a hash map (stripInMap in
-  // server/src-lib/Hasura/RemoteSchema/SchemaCache/RemoteRelationship.hs), so they are not in the
-  // remote's order; by name here, which is the order its own tests expect.
-  const args = [...last.args].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { name: String(rel.name), remote, lhs, computedLhs, path, field: { ...last, args } };
+  return { name: String(rel.name), remote, lhs, computedLhs, path, field: argsByName(last) };
 }
 
 /** Every table's remote relationships to remote schemas, resolved against `remotes` (the served ones). */

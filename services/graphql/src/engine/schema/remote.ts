@@ -32,7 +32,7 @@ import {
 import { tableLabel } from "../errors.js";
 import type { TableModel, TypeRef } from "../model/types.js";
 import { reachableTypes } from "../remote/conflicts.js";
-import { relationshipField, remoteView } from "../remote/permission.js";
+import { onlyPresets, relationshipField, remoteView } from "../remote/permission.js";
 import {
   customFieldName,
   customTypeName,
@@ -82,14 +82,11 @@ class RemoteTypes {
   }
 
   private emptyInput(name: string): boolean {
-    const known = this.emptyInputs.get(name);
-    if (known !== undefined) return known;
-    const def = this.def(name);
-    if (def?.kind !== "INPUT_OBJECT" || !this.view.presets) return false;
-    // A type met again while deciding is taken to have fields: it then has a field that is not preset.
-    this.emptyInputs.set(name, false);
-    const empty = def.fields.every((f) => this.hidden(f));
-    this.emptyInputs.set(name, empty);
+    let empty = this.emptyInputs.get(name);
+    if (empty === undefined) {
+      empty = onlyPresets(this.view, name);
+      this.emptyInputs.set(name, empty);
+    }
     return empty;
   }
 
