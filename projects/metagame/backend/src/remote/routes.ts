@@ -1,0 +1,4 @@
+import type { FastifyInstance } from "fastify";
+import type { BackendDeps } from "../app.js";
+
+export async function registerRemoteSchema(_app: FastifyInstance, _deps: BackendDeps): Promise<void> {}
