@@ -9,6 +9,7 @@ import { registerActions } from "./actions/routes.js";
 import type { BackendConfig } from "./config.js";
 import type { EngineClient } from "./engine-client.js";
 import { BackendError } from "./errors.js";
+import type { ProfileQueue } from "./queue/index.js";
 import { registerRemoteSchema } from "./remote/routes.js";
 import { registerTriggers } from "./triggers/routes.js";
 import { registerAuthWebhook } from "./webhook/routes.js";
@@ -22,6 +23,8 @@ export interface BackendDeps {
   db: Database;
   /** For calls to third-party services (BrightID, JSON-RPC, Discord, the profile source). */
   fetch: typeof fetch;
+  /** Profile-cache refreshes (updateIDXProfile, the cacheIDXProfile trigger, a new player). */
+  profileQueue: ProfileQueue;
 }
 
 export async function buildBackendApp(deps: BackendDeps): Promise<FastifyInstance> {

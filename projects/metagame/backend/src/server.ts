@@ -4,6 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { buildBackendApp } from "./app.js";
 import type { BackendConfig } from "./config.js";
 import { createEngineClient } from "./engine-client.js";
+import { createProfileQueue } from "./queue/index.js";
 
 export interface RunningBackend {
   url: string;
@@ -21,6 +22,7 @@ export async function startBackend(config: BackendConfig, logger: Logger, option
   const ownDb = options.db === undefined;
   const db = options.db ?? (await openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { dataDir: config.dataDir }));
   const fetchImpl = options.fetch ?? fetch;
+  const profileQueue = await createProfileQueue({ config, logger, db, fetch: fetchImpl });
   try {
     const app = await buildBackendApp({
       config,
@@ -28,6 +30,7 @@ export async function startBackend(config: BackendConfig, logger: Logger, option
       engine: createEngineClient(config.graphqlUrl, config.adminSecret, fetchImpl),
       db,
       fetch: fetchImpl,
+      profileQueue,
     });
     const url = await app.listen({ host: config.host, port: config.port });
     return {
@@ -35,10 +38,12 @@ export async function startBackend(config: BackendConfig, logger: Logger, option
       app,
       async close() {
         await app.close();
+        await profileQueue.close();
         if (ownDb) await db.close();
       },
     };
   } catch (error) {
+    await profileQueue.close();
     if (ownDb) await db.close();
     throw error;
   }
