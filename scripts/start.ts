@@ -68,22 +68,22 @@ if (sharedDbOpening) closers.push(async () => (await sharedDbOpening.catch(() =>
 const [
   { startAuth },
   { startGateway },
-  { startGraphql },
+  { openConfiguredDatabase, startGraphql },
+  { startBackend },
   { startCatalogWithDemo },
   { waitHealthy },
   plans,
   { printable },
-  starter,
   summaries,
 ] = await Promise.all([
   import("@platform/auth"),
   import("@platform/gateway"),
   import("@platform/graphql"),
+  import("@platform/metagame"),
   import("./local/catalog.js"),
   import("./local/health.js"),
   import("./local/plan.js"),
   import("./local/secrets.js"),
-  import("./local/starter.js"),
   import("./local/summary.js"),
 ]);
 
@@ -95,6 +95,7 @@ try {
     { service: "auth", setting: "AUTH_API_PORT", host: plan.auth.api.host, port: plan.auth.api.port },
     { service: "graphql", setting: "HASURA_GRAPHQL_SERVER_PORT", host: plan.graphql.host, port: plan.graphql.port },
     { service: "catalog", setting: "CATALOG_PORT", host: plan.catalog.host, port: plan.catalog.port },
+    { service: "metagame backend", setting: "METAGAME_BACKEND_PORT", host: plan.metagame.host, port: plan.metagame.port },
   ]);
 } catch (error) {
   console.error(error instanceof ConfigError ? error.message : error);
@@ -120,6 +121,16 @@ try {
   // The catalog needs no database of ours: it starts while the embedded PostgreSQL is created.
   const catalogStarting = startCatalogWithDemo(plan.catalog, logger.child({ service: "catalog" }));
   const sharedDb = await sharedDbOpening;
+  // The engine's database is opened here so the MetaGame backend shares it (its job queue lives there).
+  let graphqlDb = sharedDb;
+  if (!graphqlDb) {
+    const own = await openConfiguredDatabase(plan.graphql, logger.child({ service: "graphql" }));
+    closers.push(() => own.close());
+    graphqlDb = own;
+  }
+  // The backend answers before the engine starts: the engine reads its remote schema at start-up.
+  const backend = await startBackend(plan.metagame, logger.child({ service: "metagame" }), { db: graphqlDb });
+  closers.push(() => backend.close());
   const prefill =
     printable(plan.secrets.graphqlAdminSecret) && loopback(plan.graphql.host) && loopback(plan.gateway.host)
       ? plan.secrets.graphqlAdminSecret.value
@@ -128,7 +139,7 @@ try {
     catalogStarting,
     startAuth(plan.auth, logger.child({ service: "auth" }), sharedDb ? { db: sharedDb } : {}),
     startGraphql(plan.graphql, logger.child({ service: "graphql" }), {
-      ...(sharedDb ? { db: sharedDb } : {}),
+      db: graphqlDb,
       ...(prefill ? { consoleAdminSecret: prefill } : {}),
     }),
   ] as const;
@@ -150,13 +161,13 @@ try {
     `${graphql.url}/healthz`,
     `${gateway.url}/auth/v1/.well-known/jwks.json`,
   ]);
-  // With no admin secret at all every request is admin; the starter then needs none either.
-  await starter.loadStarter(graphql.url, plan.secrets.graphqlAdminSecret.value, logger.child({ service: "graphql" }));
   const summary = summaries.buildSummary({
     gateway: plan.local.gatewayUrl,
     auth: auth.url,
     graphql: graphql.url,
     catalog: catalog.url,
+    backend: backend.url,
+    graphqlAuth: plan.graphqlAuth,
     secrets: plan.secrets,
     autoconfirm: plan.auth.mailer.autoconfirm,
     dataDir: settings.dataDir,

@@ -13,6 +13,7 @@ export interface LocalPorts {
   auth: number;
   graphql: number;
   catalog: number;
+  metagame: number;
 }
 
 export interface LocalEnv {
@@ -61,6 +62,8 @@ export const NAMES = {
   gatewayService: ["GATEWAY_SERVICE_ROLE_KEY", "SERVICE_ROLE_KEY", "SUPABASE_SERVICE_KEY"],
   gatewayPublishable: ["GATEWAY_PUBLISHABLE_KEY", "SUPABASE_PUBLISHABLE_KEY"],
   gatewaySecret: ["GATEWAY_SECRET_KEY", "SUPABASE_SECRET_KEY"],
+  metagameHost: ["METAGAME_BACKEND_HOST"],
+  metagamePort: ["METAGAME_BACKEND_PORT"],
 } as const;
 
 /** Ports as configured, 0 where unset (callers pick the defaults or free ports). */
@@ -97,12 +100,14 @@ export function localEnv(env: Env, secrets: LocalSecrets, dataDir: string, ports
   setPort(NAMES.authPort, ports.auth);
   setPort(NAMES.graphqlPort, ports.graphql);
   setPort(NAMES.catalogPort, ports.catalog);
+  setPort(NAMES.metagamePort, ports.metagame);
 
   // Local means local: every listener on loopback unless told otherwise (the keys are printed).
   fill(NAMES.gatewayHost, loopback);
   fill(NAMES.authHost, loopback);
   fill(NAMES.graphqlHost, loopback);
   fill(NAMES.catalogHost, loopback);
+  fill(NAMES.metagameHost, loopback);
 
   fill(NAMES.authSiteUrl, "http://localhost:3000");
   // Links in mail and the tokens' issuer name the gateway, where clients reach auth.
@@ -128,18 +133,15 @@ export function localEnv(env: Env, secrets: LocalSecrets, dataDir: string, ports
 }
 
 /**
- * HASURA_GRAPHQL_JWT_SECRETS trusting both kinds of tokens at once (Hasura picks the entry by
- * `iss`): user sessions from the auth service, verified through its JWKS (or with the shared
- * secret when auth signs HS256), their `role` claim the GraphQL role and `sub` the user id; and
- * the API keys, HS256 with the JWT secret, their Hasura claims in the default namespace.
+ * The MetaGame project's JWT mode: user sessions from the auth service are role `player` with
+ * X-Hasura-User-Id = the user id (`sub`), mapped by claims_map since the auth service's tokens
+ * carry no Hasura claims (https://hasura.io/docs/2.0/auth/authentication/jwt/#claims_map); the
+ * API keys keep their own claims (anon, and admin for service_role).
  */
-export function graphqlJwtSecrets(
-  auth: { jwksUrl: string; issuer: string; algorithm: string; secret: string; roles: string[] },
-  apiKeyIssuer: string,
-) {
+export function metagameJwtSecrets(auth: { jwksUrl: string; issuer: string; algorithm: string; secret: string }, apiKeyIssuer: string) {
   const claimsMap = {
-    "x-hasura-allowed-roles": auth.roles,
-    "x-hasura-default-role": { path: "$.role" },
+    "x-hasura-allowed-roles": ["player"],
+    "x-hasura-default-role": "player",
     "x-hasura-user-id": { path: "$.sub" },
   };
   const sessions = auth.algorithm === "HS256" ? { type: "HS256", key: auth.secret } : { jwk_url: auth.jwksUrl };

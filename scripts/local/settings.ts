@@ -1,5 +1,6 @@
 /**
- * `npm start`'s own settings: where its data lives and how it logs. Read before anything else
+ * `npm start`'s own settings: where its data lives, how it logs, and how the GraphQL engine
+ * authenticates the auth service's users (the MetaGame backend's webhook, or JWT mode). Read before anything else
  * (this module needs nothing but core), so the embedded database can start opening while the
  * services load.
  */
@@ -13,6 +14,7 @@ export function readStartSettings(env: Env, cwd = process.cwd()) {
     dataDir: string("PLATFORM_DATA_DIR", "./data"),
     logLevel: oneOf("LOG_LEVEL", LOG_LEVELS, "info"),
     logFormat: oneOf("LOG_FORMAT", LOG_FORMATS, "auto"),
+    graphqlAuth: oneOf("METAGAME_AUTH", ["webhook", "jwt"] as const, "webhook"),
   });
   return { ...settings, dataDir: resolve(cwd, settings.dataDir) };
 }

@@ -11,6 +11,10 @@ export interface SummaryInput {
   auth: string;
   graphql: string;
   catalog: string;
+  /** The MetaGame backend (actions, remote schema, triggers, auth webhook). */
+  backend: string;
+  /** How the engine authenticates users: the backend's webhook, JWTs, or the user's own settings. */
+  graphqlAuth: "webhook" | "jwt" | "own";
   secrets: LocalSecrets;
   autoconfirm: boolean;
   dataDir: string;
@@ -47,6 +51,7 @@ export function buildSummary(input: SummaryInput): Summary {
     "auth (direct)": input.auth,
     "graphql (direct)": `${input.graphql}/v1/graphql`,
     "catalog (direct)": input.catalog,
+    "metagame backend": input.backend,
   };
   const keys: Record<string, string> = {};
   const notes: string[] = [];
@@ -63,6 +68,11 @@ export function buildSummary(input: SummaryInput): Summary {
   add("JWT secret", secrets.jwtSecret, "AUTH_JWT_SECRET");
   add("GraphQL admin secret", secrets.graphqlAdminSecret, "HASURA_GRAPHQL_ADMIN_SECRET");
 
+  if (input.graphqlAuth !== "own") {
+    notes.push(
+      `graphql serves MetaGame's players, guilds and quests; a signed-in auth user is role player (${input.graphqlAuth === "webhook" ? "through the backend's auth webhook" : "JWT mode"}), no token is role public`,
+    );
+  }
   if (input.autoconfirm) notes.push("email sign-ups are confirmed at once (AUTH_MAILER_AUTOCONFIRM=true): no mail is sent yet");
   // Paths under the working directory relative to it, others absolute.
   const where = (path: string) => {

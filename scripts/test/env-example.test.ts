@@ -13,6 +13,7 @@ import { readCatalogConfig } from "@platform/catalog";
 import { ConfigError, type Env, loadEnv } from "@platform/core";
 import { readGatewayConfig } from "@platform/gateway";
 import { readGraphqlConfig } from "@platform/graphql";
+import { readBackendConfig } from "@platform/metagame";
 import { describe, expect, it } from "vitest";
 // Not exported by @platform/auth: the SMS providers whose credentials auth reads only when chosen.
 import { SMS_PROVIDERS } from "../../services/auth/src/config/messaging.js";
@@ -111,6 +112,7 @@ const READERS: Record<string, { read: (env: Env) => unknown; base: Values; on: V
     on: SMS_PROVIDERS.map((provider) => ({ ...AUTH_REQUIRED, AUTH_SMS_PROVIDER: provider, AUTH_SMTP_HOST: "smtp.example.com" })),
   },
   authDatabase: { read: readAuthDatabaseConfig, base: { AUTH_DB_DRIVER: "postgres" }, on: [{}] },
+  metagame: { read: readBackendConfig, base: {}, on: [{}] },
 };
 
 /** Per reader: the names it reads with nothing set (every alias), and with everything on. */

@@ -56,30 +56,61 @@ afterAll(async () => {
 
 describe("the README's first run", () => {
   it("has every step this test runs", () => {
-    expect([...blocks.keys()]).toEqual(["keys", "supabase-js", "graphql-admin", "catalog"]);
+    expect([...blocks.keys()]).toEqual(["keys", "curl", "supabase-js", "graphql-admin", "catalog"]);
     expect(blocks.get("supabase-js")?.lang).toBe("js");
   });
 
-  it("signs up with supabase-js and uses the session with GraphQL", async () => {
+  it("signs up with curl, is a player at once and creates a quest", async () => {
+    const [me, created] = (await step(block("curl"))).trim().split("\n");
+    const answer = JSON.parse(me as string) as { data: { me: Array<{ id: string }>; quest_aggregate: { aggregate: { count: number } } } };
+    expect(answer.data.me).toEqual([{ id: expect.stringMatching(/^[0-9a-f-]{36}$/) }]);
+    expect(answer.data.quest_aggregate.aggregate.count).toBeGreaterThan(0);
+    expect(JSON.parse(created as string)).toEqual({
+      data: { createQuest: { success: true, error: null, quest: { title: "Say hello", guild: { name: "MetaFam" } } } },
+    });
+  });
+
+  it("signs up with supabase-js and creates a quest with the session", async () => {
     // The reader saves the block as first-run.mjs in the repository root; the test uses a name of its own.
     const file = join(ROOT, `.first-run-${process.pid}.mjs`);
     writeFileSync(file, block("supabase-js"));
     try {
       const lines = (await step(`node ${JSON.stringify(file)}`)).trim().split("\n");
-      const signedUp = /^signed up: ada@example\.com ([0-9a-f-]{36})$/.exec(lines[0] ?? "");
-      expect(signedUp, lines.join("\n")).not.toBeNull();
-      const userId = signedUp?.[1];
+      expect(lines[0], lines.join("\n")).toMatch(/^signed up: ada@example\.com [0-9a-f-]{36}$/);
       expect(JSON.parse(lines[1] as string)).toEqual({
-        data: { insert_todos_one: { id: expect.any(Number), title: "try the platform", user_id: userId } },
+        data: { createQuest: { success: true, error: null, quest_id: expect.stringMatching(/^[0-9a-f-]{36}$/) } },
       });
-      expect(JSON.parse(lines[2] as string)).toEqual({ data: { todos: [{ title: "try the platform", done: false }] } });
+      expect(JSON.parse(lines[2] as string)).toEqual({
+        data: {
+          me: [
+            {
+              player: {
+                quests: [
+                  {
+                    title: "Write a guide to the platform",
+                    status: "OPEN",
+                    repetition: "UNIQUE",
+                    quest_roles: [{ role: "WRITER" }, { role: "BUILDER" }],
+                    quest_skills: expect.arrayContaining([{ skill: { name: "TypeScript" } }, { skill: { name: "Technical Writing" } }]),
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      });
     } finally {
       rmSync(file, { force: true });
     }
   });
 
   it("queries GraphQL as admin with the service_role key", async () => {
-    expect(JSON.parse(await step(block("graphql-admin")))).toEqual({ data: { todos_aggregate: { aggregate: { count: 1 } } } });
+    const answer = JSON.parse(await step(block("graphql-admin"))) as {
+      data: { player_aggregate: { aggregate: { count: number } }; QuestStatus: unknown };
+    };
+    // The demo's 50 players and the two who signed up above.
+    expect(answer.data.player_aggregate.aggregate.count).toBe(52);
+    expect(answer.data.QuestStatus).toEqual([{ status: "OPEN" }, { status: "CLOSED" }]);
   });
 
   it("queries the catalog through the gateway", async () => {
@@ -108,7 +139,7 @@ describe.skipIf(noBrowser !== null)("the console through the gateway, offline", 
       expect(new URL(page.url()).pathname).toBe("/console");
       await page.locator(".graphiql-query-editor .CodeMirror").first().waitFor({ timeout: 30_000 });
       // The query editor through CodeMirror's own API, then GraphiQL's run button.
-      const query = "{ todos_aggregate { aggregate { count } } }";
+      const query = "{ quest_aggregate { aggregate { count } } }";
       await page.evaluate(`document.querySelector(".graphiql-query-editor .CodeMirror").CodeMirror.setValue(${JSON.stringify(query)})`);
       await page.locator(".graphiql-execute-button").click();
       const result = page.locator(".graphiql-response .CodeMirror");

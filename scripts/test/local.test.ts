@@ -18,7 +18,7 @@ let count = 0;
 const freshDir = () => join(root, `data-${++count}`);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const PORTS = { gateway: 54321, auth: 8081, graphql: 8080, catalog: 5634 };
+const PORTS = { gateway: 54321, auth: 8081, graphql: 8080, catalog: 5634, metagame: 4000 };
 
 describe("local secrets", () => {
   it("are generated once per data directory, kept with mode 0600, and the same on the next start", async () => {
@@ -73,6 +73,8 @@ describe("local secrets", () => {
       auth: "http://127.0.0.1:8081",
       graphql: "http://127.0.0.1:8080",
       catalog: "http://127.0.0.1:5634",
+      backend: "http://127.0.0.1:4000",
+      graphqlAuth: "webhook",
       secrets,
       autoconfirm: true,
       dataDir: dir,
@@ -121,29 +123,56 @@ describe("local settings", () => {
     expect(apart.env.HASURA_GRAPHQL_DATA_DIR).toBe("/tmp/d/graphql");
   });
 
-  it("wire the GraphQL engine to the auth service's JWKS and the API keys' HS256 secret, told apart by issuer", async () => {
+  it("serve the MetaGame project, authenticated by its backend's webhook, which verifies the auth service's tokens", async () => {
     const dir = freshDir();
     const plan = await planStart({ PLATFORM_DATA_DIR: dir, LOG_LEVEL: "silent" }, root);
+    expect(plan.graphqlAuth).toBe("webhook");
+    expect(plan.graphql.migrationsDir).toMatch(/projects\/metagame\/hasura\/migrations$/);
+    expect(plan.graphql.metadataDir).toMatch(/projects\/metagame\/hasura\/metadata$/);
+    expect(plan.graphql.booleanNullCollapse).toBe(true);
+    expect(plan.graphql.environment.ACTION_BASE_ENDPOINT).toBe("http://127.0.0.1:4000/actions");
+    expect(plan.graphql.environment.REMOTE_SCHEMA_ENDPOINT).toBe("http://127.0.0.1:4000/remote-schemas/graphql");
+    expect(plan.graphql.environment.HASURA_GRAPHQL_AUTH_HOOK).toBe("http://127.0.0.1:4000/auth-webhook");
+    expect(plan.graphqlJwtSecrets).toBeNull();
+    expect(plan.metagame).toMatchObject({
+      host: "127.0.0.1",
+      port: 4000,
+      graphqlUrl: "http://127.0.0.1:8080/v1/graphql",
+      adminSecret: plan.secrets.graphqlAdminSecret.value,
+      authJwksUrl: "http://127.0.0.1:8081/.well-known/jwks.json",
+      authJwtSecret: plan.secrets.jwtSecret.value,
+    });
+    expect(plan.graphql.auth.adminSecretHash).not.toBeNull();
+  });
+
+  it("in JWT mode, map the auth service's sessions to role player by claims_map and keep the API keys' own claims", async () => {
+    const dir = freshDir();
+    const plan = await planStart({ PLATFORM_DATA_DIR: dir, METAGAME_AUTH: "jwt" }, root);
+    expect(plan.graphqlAuth).toBe("jwt");
+    expect(plan.graphql.environment.HASURA_GRAPHQL_AUTH_HOOK).toBeUndefined();
+    expect(plan.graphql.auth.unauthorizedRole).toBe("public");
     expect(plan.graphqlJwtSecrets).toEqual([
       {
         jwk_url: "http://127.0.0.1:8081/.well-known/jwks.json",
         issuer: "http://localhost:54321/auth/v1",
         claims_map: {
-          "x-hasura-allowed-roles": ["anon", "authenticated"],
-          "x-hasura-default-role": { path: "$.role" },
+          "x-hasura-allowed-roles": ["player"],
+          "x-hasura-default-role": "player",
           "x-hasura-user-id": { path: "$.sub" },
         },
       },
       { type: "HS256", key: plan.secrets.jwtSecret.value, issuer: API_KEY_ISSUER },
     ]);
-    const hs256 = await planStart({ PLATFORM_DATA_DIR: dir, AUTH_JWT_ALGORITHM: "HS256" }, root);
+    const hs256 = await planStart({ PLATFORM_DATA_DIR: dir, METAGAME_AUTH: "jwt", AUTH_JWT_ALGORITHM: "HS256" }, root);
     expect(hs256.graphqlJwtSecrets?.[0]).toMatchObject({ type: "HS256", key: plan.secrets.jwtSecret.value });
-    expect(plan.graphql.auth.adminSecretHash).not.toBeNull();
+    await expect(planStart({ PLATFORM_DATA_DIR: dir, METAGAME_AUTH: "oauth" }, root)).rejects.toThrow(/METAGAME_AUTH/);
     const own = await planStart(
       { PLATFORM_DATA_DIR: dir, HASURA_GRAPHQL_JWT_SECRET: JSON.stringify({ type: "HS256", key: "k".repeat(32) }) },
       root,
     );
+    expect(own.graphqlAuth).toBe("own");
     expect(own.graphqlJwtSecrets).toBeNull();
+    expect(own.graphql.environment.HASURA_GRAPHQL_AUTH_HOOK).toBeUndefined();
   });
 
   it("report every problem of every service at once", async () => {

@@ -1,8 +1,10 @@
 /**
  * The first run, as a newcomer does it: the real `npm start` on a fresh data directory, then
- * sign-up and sign-in with supabase-js through the gateway, GraphQL with the session token (as
- * role `authenticated`) and with the service_role key (as admin), the catalog through the
- * gateway; then a restart that keeps the keys and the users.
+ * sign-up and sign-in with supabase-js (auth-js) through the gateway, the MetaGame project in
+ * GraphQL with the session token (a player at once: me, createQuest, createQuestCompletion, read
+ * back through relationships, refused what its permissions forbid) and with the service_role key
+ * (as admin), the catalog through the gateway; then a restart that keeps the keys, the users and
+ * their data.
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
@@ -46,17 +48,6 @@ async function graphql(url: string, headers: Record<string, string>, query: stri
   return (await response.json()) as { data?: Record<string, unknown>; errors?: Array<{ message: string; extensions?: { code?: string } }> };
 }
 
-async function admin(gateway: string, serviceKey: string, endpoint: string, body: unknown) {
-  const response = await fetch(`${gateway}${endpoint}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${serviceKey}` },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  expect(response.status, text).toBe(200);
-  return JSON.parse(text) as unknown;
-}
-
 describe("npm start on a fresh clone", () => {
   let first: Platform["ready"];
   const user = { email: "newcomer@example.com", password: "correct horse battery" };
@@ -90,69 +81,125 @@ describe("npm start on a fresh clone", () => {
     expect(wrong.error?.message).toBe("Invalid login credentials");
   });
 
-  it("trusts the session token in GraphQL as role authenticated with the user's id, and the service_role key as admin", async () => {
+  it("makes the signed-up user a MetaGame player at once: me, a quest and a completion, read back through relationships", async () => {
     const gateway = first.urls.gateway as string;
-    const serviceKey = first.keys["service_role key"] as string;
     const anonKey = first.keys["anon key"] as string;
-    await admin(gateway, serviceKey, "/v2/query", {
-      type: "run_sql",
-      args: { sql: "CREATE TABLE notes (id serial PRIMARY KEY, owner uuid NOT NULL, body text NOT NULL)" },
-    });
-    await admin(gateway, serviceKey, "/v1/metadata", {
-      type: "bulk",
-      args: [
-        { type: "pg_track_table", args: { source: "default", table: "notes" } },
-        {
-          type: "pg_create_select_permission",
-          args: {
-            source: "default",
-            table: "notes",
-            role: "authenticated",
-            permission: { columns: "*", filter: { owner: { _eq: "X-Hasura-User-Id" } } },
-          },
-        },
-        {
-          type: "pg_create_insert_permission",
-          args: {
-            source: "default",
-            table: "notes",
-            role: "authenticated",
-            permission: { columns: ["body"], check: {}, set: { owner: "X-Hasura-User-Id" } },
-          },
-        },
-      ],
-    });
+    const serviceKey = first.keys["service_role key"] as string;
     const supabase = client(gateway, anonKey);
     const { data } = await supabase.auth.signInWithPassword(user);
     const session = data.session;
     if (!session) throw new Error("no session");
     const asUser = { apikey: anonKey, authorization: `Bearer ${session.access_token}` };
+    const endpoint = `${gateway}/graphql/v1`;
 
-    const inserted = await graphql(`${gateway}/graphql/v1`, asUser, 'mutation { insert_notes_one(object: {body: "mine"}) { owner body } }');
-    expect(inserted).toEqual({ data: { insert_notes_one: { owner: session.user.id, body: "mine" } } });
-    await graphql(
-      `${gateway}/v1/graphql`,
-      { authorization: `Bearer ${serviceKey}` },
-      'mutation { insert_notes_one(object: {owner: "00000000-0000-0000-0000-000000000000", body: "theirs"}) { id } }',
+    // The auth user is a player from the first request on: the webhook created the player.
+    const me = await graphql(endpoint, asUser, "{ me { id player { id profile { playerId } } } }");
+    expect(me).toEqual({
+      data: { me: [{ id: session.user.id, player: { id: session.user.id, profile: { playerId: session.user.id } } }] },
+    });
+
+    // The demo world is there to play in.
+    const world = await graphql(
+      endpoint,
+      asUser,
+      `{
+      skill(where: {name: {_eq: "TypeScript"}}) { id }
+      guild(where: {guildname: {_eq: "metafam"}}) { id }
+      player_aggregate { aggregate { count } }
+    }`,
     );
-    expect(await graphql(`${gateway}/graphql/v1`, asUser, "{ notes { body } }")).toEqual({ data: { notes: [{ body: "mine" }] } });
-    // The service_role key is admin: every row, and the admin-only root fields.
-    const asAdmin = await graphql(
-      `${gateway}/v1/graphql`,
-      { authorization: `Bearer ${serviceKey}` },
-      "{ notes(order_by: {id: asc}) { body } notes_aggregate { aggregate { count } } }",
+    const skill = (world.data?.skill as Array<{ id: string }> | undefined)?.[0]?.id;
+    const guild = (world.data?.guild as Array<{ id: string }> | undefined)?.[0]?.id;
+    expect(skill).toBeTruthy();
+    expect((world.data?.player_aggregate as { aggregate: { count: number } } | undefined)?.aggregate.count).toBeGreaterThanOrEqual(51);
+
+    const created = await graphql(
+      endpoint,
+      asUser,
+      `mutation ($quest: CreateQuestInput!) { createQuest(quest: $quest) { success error quest_id quest { title createdByPlayerId } } }`,
+      { quest: { guildId: guild, title: "Write the platform a guide", roleIds: ["WRITER"], skillIds: [skill], repetition: "PERSONAL" } },
     );
-    expect(asAdmin).toEqual({ data: { notes: [{ body: "mine" }, { body: "theirs" }], notes_aggregate: { aggregate: { count: 2 } } } });
-    // The anon key is role anon, which may not see notes.
-    const asAnon = await graphql(`${gateway}/graphql/v1`, { apikey: anonKey }, "{ notes { body } }");
-    expect(asAnon.errors?.[0]?.extensions?.code).toBe("validation-failed");
+    const createQuest = created.data?.createQuest as { success: boolean; quest_id: string; quest: unknown };
+    expect(created.errors).toBeUndefined();
+    expect(createQuest).toMatchObject({
+      success: true,
+      error: null,
+      quest: { title: "Write the platform a guide", createdByPlayerId: session.user.id },
+    });
+
+    const completion = await graphql(
+      endpoint,
+      asUser,
+      `mutation ($c: CreateQuestCompletionInput!) { createQuestCompletion(questCompletion: $c) { success error quest_completion { status submissionText } } }`,
+      { c: { questId: createQuest.quest_id, submissionText: "Done: see the README" } },
+    );
+    expect(completion).toEqual({
+      data: {
+        createQuestCompletion: {
+          success: true,
+          error: null,
+          quest_completion: { status: "PENDING", submissionText: "Done: see the README" },
+        },
+      },
+    });
+    // A second one for a PERSONAL quest is refused by the rule, as success: false.
+    const again = await graphql(
+      endpoint,
+      asUser,
+      `mutation ($c: CreateQuestCompletionInput!) { createQuestCompletion(questCompletion: $c) { success error } }`,
+      { c: { questId: createQuest.quest_id, submissionText: "again" } },
+    );
+    expect(again).toEqual({
+      data: { createQuestCompletion: { success: false, error: "You already submitted a completion this personal/unique quest" } },
+    });
+
+    const readBack = await graphql(
+      endpoint,
+      asUser,
+      `query ($id: uuid!) { quest_by_pk(id: $id) {
+        guild { guildname } player { id } quest_roles { role PlayerRole { label } } quest_skills { skill { name } }
+        quest_completions { player { id } status }
+      } }`,
+      { id: createQuest.quest_id },
+    );
+    expect(readBack).toEqual({
+      data: {
+        quest_by_pk: {
+          guild: { guildname: "metafam" },
+          player: { id: session.user.id },
+          quest_roles: [{ role: "WRITER", PlayerRole: { label: "Writer" } }],
+          quest_skills: [{ skill: { name: "TypeScript" } }],
+          quest_completions: [{ player: { id: session.user.id }, status: "PENDING" }],
+        },
+      },
+    });
+
+    // What the permissions forbid: inserting quests directly (backend only), the enum tables,
+    // and other players' profiles (the filter leaves nothing to update).
+    const direct = await graphql(endpoint, asUser, 'mutation { insert_quest_one(object: {title: "x"}) { id } }');
+    expect(direct.errors?.[0]?.extensions?.code).toBe("validation-failed");
+    const hidden = await graphql(endpoint, asUser, "{ QuestStatus { status } }");
+    expect(hidden.errors?.[0]?.extensions?.code).toBe("validation-failed");
+    const others = await graphql(
+      endpoint,
+      asUser,
+      `mutation ($me: uuid!) { update_profile(where: {playerId: {_neq: $me}}, _set: {name: "mine now"}) { affected_rows } }`,
+      { me: session.user.id },
+    );
+    expect(others).toEqual({ data: { update_profile: { affected_rows: 0 } } });
+    // Without a session the gateway's anon key is role public: the world is readable, `me` is not there.
+    const asPublic = await graphql(endpoint, { apikey: anonKey }, "{ me { id } }");
+    expect(asPublic.errors?.[0]?.extensions?.code).toBe("validation-failed");
+    // The service_role key is admin: the admin-only root fields.
+    const asAdmin = await graphql(`${gateway}/v1/graphql`, { authorization: `Bearer ${serviceKey}` }, "{ QuestStatus { status } }");
+    expect(asAdmin).toEqual({ data: { QuestStatus: [{ status: "OPEN" }, { status: "CLOSED" }] } });
     // The engine straight, without the gateway, trusts the same token.
-    const direct = await graphql(
+    const direct2 = await graphql(
       `${first.urls["graphql (direct)"]}`,
       { authorization: `Bearer ${session.access_token}` },
-      "{ notes { body } }",
+      "{ me { id } }",
     );
-    expect(direct).toEqual({ data: { notes: [{ body: "mine" }] } });
+    expect(direct2).toEqual({ data: { me: [{ id: session.user.id }] } });
   });
 
   it("serves the catalog through the gateway", async () => {
@@ -179,9 +226,9 @@ describe("npm start on a fresh clone", () => {
     const rows = await graphql(
       `${platform.gateway}/graphql/v1`,
       { apikey: platform.ready.keys["anon key"] as string, authorization: `Bearer ${data.session?.access_token}` },
-      "{ notes { body } }",
+      "{ me { player { quests { title } } } }",
     );
-    expect(rows).toEqual({ data: { notes: [{ body: "mine" }] } });
+    expect(rows).toEqual({ data: { me: [{ player: { quests: [{ title: "Write the platform a guide" }] } }] } });
   });
 });
 

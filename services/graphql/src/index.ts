@@ -5,4 +5,4 @@ export type { Metadata } from "./engine/metadata/types.js";
 export { buildModel } from "./engine/model/build.js";
 export { RoleSchemaBuilder } from "./engine/schema/build.js";
 export type { Session } from "./engine/session.js";
-export { createGraphql, type GraphqlOptions, type RunningGraphql, startGraphql } from "./server.js";
+export { createGraphql, type GraphqlOptions, openConfiguredDatabase, type RunningGraphql, startGraphql } from "./server.js";

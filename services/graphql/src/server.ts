@@ -36,7 +36,8 @@ export interface RunningGraphql {
 export const NO_ADMIN_SECRET_WARNING =
   "the GraphQL engine is running without an admin secret: every request is treated as admin and may name any role; set HASURA_GRAPHQL_ADMIN_SECRET to secure the endpoint";
 
-async function openConfiguredDatabase(config: GraphqlConfig, logger: Logger): Promise<Database> {
+/** The engine's database as its configuration names it (npm start opens it once for the engine and the MetaGame backend). */
+export async function openConfiguredDatabase(config: GraphqlConfig, logger: Logger): Promise<Database> {
   if (!config.databaseUrl) logger.info({ dataDir: config.dataDir }, "no HASURA_GRAPHQL_DATABASE_URL: using embedded PGlite");
   return openDatabase({
     url: config.databaseUrl,

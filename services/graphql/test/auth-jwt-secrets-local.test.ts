@@ -1,7 +1,7 @@
 /**
- * The HASURA_GRAPHQL_JWT_SECRETS that `npm start` generates (graphqlJwtSecrets() in
- * scripts/local/env.ts, copied here in shape because this package cannot import the scripts
- * workspace): entry 1 trusts the auth service's user sessions through its JWKS (issuer = the
+ * The HASURA_GRAPHQL_JWT_SECRETS the README gives for wiring the engine to the auth service
+ * (with roles anon/authenticated; `npm start`'s JWT mode for the MetaGame project has the same
+ * shape with role player, see scripts/local/env.ts): entry 1 trusts the auth service's user sessions through its JWKS (issuer = the
  * auth issuer, `claims_map` from the GoTrue claims), entry 2 the Supabase-style API keys
  * (HS256 with the JWT secret, issuer "supabase", Hasura claims in the default namespace; the
  * service_role key's claims make it admin, as scripts/local/secrets.ts mints it).
@@ -18,7 +18,7 @@ const AUTH_ISSUER = "http://localhost:54321/auth/v1";
 const API_KEY_ISSUER = "supabase";
 const JWT_SECRET = "local-jwt-secret-generated-by-npm-start-0123456789";
 
-/** The list graphqlJwtSecrets() returns when the auth service signs RS256. */
+/** The list the README gives when the auth service signs RS256. */
 function localJwtSecrets(jwksUrl: string) {
   return [
     {
