@@ -112,4 +112,35 @@ describe("one pending refresh per player across instances", () => {
     release();
     await eventually(async () => ((await states(waiting.id)).join() === "completed" ? true : undefined));
   });
+
+  it("hands a running job back when its instance stops, without waiting for it", async () => {
+    const third = await startInstance(platform.scratch.db, { PROFILE_SOURCE_URL: source.url, METAGAME_QUEUE_CONCURRENCY: "1" });
+    // The other two instances are kept busy, so the third instance's own job runs there.
+    const [busyA, busyB, player] = [
+      await createPlayer(platform.admin),
+      await createPlayer(platform.admin),
+      await createPlayer(platform.admin),
+    ];
+    await viaBackend(platform.backend.url, busyA.id);
+    await viaBackend(second.backend.url, busyB.id);
+    await eventually(async () => (held.length === 2 ? true : undefined));
+    expect(await viaBackend(third.backend.url, player.id)).toEqual({ success: true, queued: true });
+    await eventually(async () => (held.length === 3 ? true : undefined));
+    expect(await states(player.id)).toEqual(["active"]);
+
+    const started = Date.now();
+    await third.close();
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // Failed, so any instance retries it; still pending until then.
+    expect(await states(player.id)).toEqual(["retry"]);
+    const { rows } = await platform.scratch.db.query<{ output: unknown }>(
+      sql`SELECT output FROM pgboss.job WHERE singleton_key = ${player.id}`,
+    );
+    expect(JSON.stringify(rows[0]?.output)).toContain("the backend is shutting down");
+    expect(await viaBackend(platform.backend.url, player.id)).toEqual({ success: true, queued: false });
+    release();
+    await eventually(async () =>
+      (await states(busyA.id)).join() === "completed" && (await states(busyB.id)).join() === "completed" ? true : undefined,
+    );
+  });
 });

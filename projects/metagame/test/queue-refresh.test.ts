@@ -158,4 +158,12 @@ describe("the profile refresh", () => {
     for (const p of [failing, invalid])
       expect((await profileOf(p.id))?.profile).toMatchObject({ name: "Before", lastCheckedAt: expect.stringMatching(/^2020-01-01/) });
   });
+
+  it("completes a job for a player that does not exist, as retrying cannot help", async () => {
+    const nobody = "00000000-0000-4000-8000-00000000dead";
+    expect(await enqueue(nobody)).toEqual({ success: true, queued: true });
+    await jobState(nobody, ["completed"]);
+    expect(await enqueue("not-a-uuid")).toEqual({ success: true, queued: true });
+    await jobState("not-a-uuid", ["completed"]);
+  });
 });

@@ -29,6 +29,9 @@ const POLL_MS = 2000;
 /** A job that takes longer (or whose instance died) is failed by pg-boss's maintenance and retried. */
 const QUEUE_OPTIONS = { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 300 };
 
+/** A running job gives up before pg-boss would expire it, so it is never retried while it still runs. */
+const JOB_TIMEOUT_MS = 240_000;
+
 /**
  * MetaGame's rule: at most one pending refresh per player, pending meaning queued or running.
  * pg-boss's policies cover only part of it (`stately` lets a queued job wait beside a running one),
@@ -72,6 +75,7 @@ export async function createProfileQueue(deps: QueueDeps): Promise<ProfileQueue>
     queue: PROFILE_QUEUE,
     concurrency: config.queueConcurrency,
     pollMs: POLL_MS,
+    timeoutMs: JOB_TIMEOUT_MS,
     logger: log,
     run: (data, signal) => refreshProfile({ config, logger: log, fetch: deps.fetch }, data, signal),
   });

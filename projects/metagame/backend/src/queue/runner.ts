@@ -15,7 +15,9 @@ export interface RunnerOptions {
   /** How long an idle loop waits before looking for jobs queued by other instances. */
   pollMs: number;
   logger: Logger;
-  /** Runs one job; a throw fails it (pg-boss retries it later); `signal` aborts when the runner stops. */
+  /** How long one job may run before it is aborted (and so failed, and retried). */
+  timeoutMs: number;
+  /** Runs one job; a throw fails it (pg-boss retries it later); `signal` aborts when the runner stops or the job times out. */
   run(data: unknown, signal: AbortSignal): Promise<void>;
 }
 
@@ -53,7 +55,7 @@ export function startRunner(options: RunnerOptions): Runner {
 
   const execute = async (job: PgBoss.Job<unknown>) => {
     try {
-      await options.run(job.data, abort.signal);
+      await options.run(job.data, AbortSignal.any([abort.signal, AbortSignal.timeout(options.timeoutMs)]));
       await boss.complete(queue, job.id);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
