@@ -75,6 +75,10 @@ export function readBackendConfig(env: Env) {
       discordClientId: string("DISCORD_CLIENT_ID"),
       discordClientSecret: string("DISCORD_CLIENT_SECRET"),
       discordRedirectUri: custom("DISCORD_REDIRECT_URI", httpUrl),
+      /** The channel where accepted quest completions are given props (MetaFam's #props). */
+      discordPropsChannelId: string("DISCORD_PROPS_CHANNEL_ID"),
+      /** The web app's address, for links in messages the backend posts. */
+      frontendUrl: custom("FRONTEND_URL", (raw) => httpUrl(raw) ?? "https://metagame.wtf"),
       sourceCredLedgerUrl: custom("SOURCECRED_LEDGER_URL", httpUrl),
       /** Profile refreshes run at once per instance. */
       queueConcurrency: integer("METAGAME_QUEUE_CONCURRENCY", 4, { min: 1, max: 100 }),

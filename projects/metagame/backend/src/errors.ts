@@ -18,4 +18,6 @@ export const errors = {
   notFound: (message: string) => new BackendError(404, "not-found", message),
   /** The engine answered the handler's own GraphQL call with errors. */
   engine: (message: string) => new BackendError(502, "engine-error", message),
+  /** A third-party service a handler depends on (JSON-RPC, Discord) failed or answered nonsense. */
+  upstream: (message: string) => new BackendError(502, "upstream-error", message),
 };
