@@ -4,7 +4,8 @@
  * Applies the project's migrations when they are not applied yet (with the engine's own Hasura
  * migration runner: the engine is created once on the database, without listening, and closed),
  * then loads the demo world. Refuses, with exit code 1, a database that already has players.
- * Exit code 2 for a wrong command line.
+ * Exit code 2 for a wrong command line. A PGlite directory must not be open in a running server
+ * meanwhile (PGlite is one process's database): stop the server, seed, start it again.
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
