@@ -69,7 +69,8 @@ const [
   { startAuth },
   { startGateway },
   { openConfiguredDatabase, startGraphql },
-  { startBackend },
+  { MIGRATIONS_DIR, startBackend },
+  { loadDemoData },
   { startCatalogWithDemo },
   { waitHealthy },
   plans,
@@ -80,6 +81,7 @@ const [
   import("@platform/gateway"),
   import("@platform/graphql"),
   import("@platform/metagame"),
+  import("@platform/metagame/demo"),
   import("./local/catalog.js"),
   import("./local/health.js"),
   import("./local/plan.js"),
@@ -152,6 +154,11 @@ try {
     { url: string; close(): Promise<void> },
     { url: string; close(): Promise<void> },
   ];
+  // The engine has applied the project's migrations: a project without players gets the demo world
+  // (not when the engine serves a project of the user's own).
+  if (plan.graphql.migrationsDir === MIGRATIONS_DIR && (await loadDemoData(graphqlDb))) {
+    logger.info({ service: "graphql" }, "no players yet: loaded MetaGame's demo world (guilds, 50 players, quests and completions)");
+  }
   const gateway = await startGateway(plan.gateway, logger.child({ service: "gateway" }));
   closers.push(() => gateway.close());
 
