@@ -18,4 +18,6 @@ export const errors = {
   notFound: (message: string) => new BackendError(404, "not-found", message),
   /** The engine answered the handler's own GraphQL call with errors. */
   engine: (message: string) => new BackendError(502, "engine-error", message),
+  /** A third-party service the handler needed (the auth service's keys, Discord, SourceCred) failed. */
+  upstream: (message: string) => new BackendError(502, "upstream-error", message),
 };
