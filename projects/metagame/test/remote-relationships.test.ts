@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPlatform, type TestPlatform } from "./support/platform.js";
 import { type StandIn, type StandInRequest, startStandIn } from "./support/stand-in.js";
+import { SETUP_TIMEOUT_MS } from "./support/timeouts.js";
 
 const VERIFIED = "0f6a7c3e-1d2b-4c5d-8e9f-00000000000a";
 const UNVERIFIED = "0f6a7c3e-1d2b-4c5d-8e9f-00000000000b";
@@ -118,7 +119,7 @@ beforeAll(async () => {
     { guild: GUILD, verified: VERIFIED, unverified: UNVERIFIED },
   );
   expect(seeded.errors).toBeUndefined();
-});
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await platform?.close();

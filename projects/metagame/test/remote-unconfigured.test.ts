@@ -10,6 +10,7 @@ import { readBackendConfig } from "../backend/src/config.js";
 import { getBrightIdStatus } from "../backend/src/remote/brightid.js";
 import { startPlatform, type TestPlatform } from "./support/platform.js";
 import { startStandIn } from "./support/stand-in.js";
+import { SETUP_TIMEOUT_MS } from "./support/timeouts.js";
 
 const PLAYER = "1a2b3c4d-0000-4000-8000-000000000001";
 const GUILD = "1a2b3c4d-0000-4000-8000-0000000000aa";
@@ -28,7 +29,7 @@ beforeAll(async () => {
     { player: PLAYER, guild: GUILD },
   );
   expect(seeded.errors).toBeUndefined();
-});
+}, SETUP_TIMEOUT_MS);
 
 afterAll(() => platform?.close());
 

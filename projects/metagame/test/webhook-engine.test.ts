@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKey, type Session, startTestAuth, type TestAuth, uniqueEmail, webhookEnv } from "./support/auth.js";
 import { startPlatform, type TestPlatform } from "./support/platform.js";
+import { SETUP_TIMEOUT_MS } from "./support/timeouts.js";
 
 let auth: TestAuth;
 let platform: TestPlatform;
@@ -13,7 +14,7 @@ let platform: TestPlatform;
 beforeAll(async () => {
   auth = await startTestAuth();
   platform = await startPlatform({ backendEnv: webhookEnv(auth) });
-});
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await platform?.close();

@@ -13,6 +13,7 @@ import { createPlayerRegistry, placeholderAddress } from "../backend/src/webhook
 import { MAX_AGE_S } from "../backend/src/webhook/routes.js";
 import { AUTH_ISSUER, AUTH_JWT_SECRET, apiKey, startTestAuth, type TestAuth, webhookEnv } from "./support/auth.js";
 import { ADMIN_SECRET, startPlatform, type TestPlatform } from "./support/platform.js";
+import { SETUP_TIMEOUT_MS } from "./support/timeouts.js";
 
 let auth: TestAuth;
 let platform: TestPlatform;
@@ -20,7 +21,7 @@ let platform: TestPlatform;
 beforeAll(async () => {
   auth = await startTestAuth();
   platform = await startPlatform({ backendEnv: webhookEnv(auth) });
-});
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await platform?.close();
