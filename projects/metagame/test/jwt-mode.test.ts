@@ -5,7 +5,7 @@
  * the player must exist for the player-only parts to work.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestAuth, type TestAuth } from "./support/auth.js";
+import { AUTH_ISSUER, startTestAuth, type TestAuth } from "./support/auth.js";
 import { startPlatform, type TestPlatform } from "./support/platform.js";
 
 let auth: TestAuth;
@@ -18,7 +18,7 @@ beforeAll(async () => {
     engineEnv: {
       HASURA_GRAPHQL_JWT_SECRET: JSON.stringify({
         jwk_url: auth.jwksUrl,
-        issuer: auth.issuer,
+        issuer: AUTH_ISSUER,
         claims_map: {
           "x-hasura-allowed-roles": ["player"],
           "x-hasura-default-role": "player",
@@ -36,7 +36,7 @@ afterAll(async () => {
 
 describe("JWT mode with claims_map from the auth service's token", () => {
   it("makes a signed-up user role player with their id, and creates a quest once their player exists", async () => {
-    const { token, userId } = await auth.signUp("jwt-mode@example.com");
+    const { accessToken: token, userId } = await auth.signUp();
     const bearer = { authorization: `Bearer ${token}` };
     // Role player at once (`me` is a player-only root field), but no player row yet.
     expect(await platform.graphql("{ me { id } }", {}, bearer)).toEqual({ status: 200, data: { me: [] } });
@@ -70,7 +70,7 @@ describe("JWT mode with claims_map from the auth service's token", () => {
     expect(anonymous.data?.guild).toHaveLength(1);
     expect((await platform.graphql("{ me { id } }")).errors?.[0]?.extensions?.code).toBe("validation-failed");
 
-    const { token } = await auth.signUp("jwt-tampered@example.com");
+    const { accessToken: token } = await auth.signUp();
     const [header, payload] = token.split(".");
     const forged = `${header}.${payload}.${"A".repeat(86)}`;
     const refused = await platform.graphql("{ guild(limit: 1) { guildname } }", {}, { authorization: `Bearer ${forged}` });

@@ -18,6 +18,6 @@ export const errors = {
   notFound: (message: string) => new BackendError(404, "not-found", message),
   /** The engine answered the handler's own GraphQL call with errors. */
   engine: (message: string) => new BackendError(502, "engine-error", message),
-  /** A third-party service a handler depends on (JSON-RPC, Discord) failed or answered nonsense. */
+  /** A third-party service a handler depends on (the auth service's keys, JSON-RPC, Discord, SourceCred) failed or answered nonsense. */
   upstream: (message: string) => new BackendError(502, "upstream-error", message),
 };
