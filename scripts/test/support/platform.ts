@@ -38,10 +38,17 @@ export interface Ports {
   auth: number;
   graphql: number;
   catalog: number;
+  metagame: number;
 }
 
 export async function freePorts(): Promise<Ports> {
-  return { gateway: await freePort(), auth: await freePort(), graphql: await freePort(), catalog: await freePort() };
+  return {
+    gateway: await freePort(),
+    auth: await freePort(),
+    graphql: await freePort(),
+    catalog: await freePort(),
+    metagame: await freePort(),
+  };
 }
 
 export function portEnv(ports: Ports): Record<string, string> {
@@ -50,12 +57,13 @@ export function portEnv(ports: Ports): Record<string, string> {
     AUTH_API_PORT: String(ports.auth),
     HASURA_GRAPHQL_SERVER_PORT: String(ports.graphql),
     CATALOG_PORT: String(ports.catalog),
+    METAGAME_BACKEND_PORT: String(ports.metagame),
   };
 }
 
 /** Names of the user's own environment that would change what npm start does; the test starts from none of them. */
 const INHERITED =
-  /^(AUTH_|GOTRUE_|HASURA_GRAPHQL_|GATEWAY_|CATALOG_|ENDPOINT_CATALOG_DB$|DATABASE_URL$|PORT$|LOG_|PLATFORM_|ANON_KEY$|SERVICE_ROLE_KEY$|SUPABASE_)/;
+  /^(AUTH_|GOTRUE_|HASURA_GRAPHQL_|GATEWAY_|CATALOG_|ENDPOINT_CATALOG_DB$|DATABASE_URL$|PORT$|LOG_|PLATFORM_|ANON_KEY$|SERVICE_ROLE_KEY$|SUPABASE_|METAGAME_|APP_ENV$|PSEED_|BRIGHTID_|NEXT_BRIGHTID_|PROFILE_SOURCE_URL$|DAOHAUS_|DISCORD_|SOURCECRED_|FRONTEND_URL$)/;
 
 /** This process's environment without anything that would configure the platform. */
 export function cleanEnv(): Record<string, string> {
