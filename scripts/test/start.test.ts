@@ -249,7 +249,7 @@ describe.skipIf(!serverUrl)("npm start on PostgreSQL", () => {
     rmSync(pgDir, { recursive: true, force: true });
   });
 
-  it("runs auth and graphql on it and loads the demo catalog into its empty schema", async () => {
+  it("runs auth and graphql on it and loads the demo catalog and MetaGame's demo world into it", async () => {
     const url = scratch.url as string;
     onPostgres = await startPlatform({
       PLATFORM_DATA_DIR: join(pgDir, "data"),
@@ -258,7 +258,11 @@ describe.skipIf(!serverUrl)("npm start on PostgreSQL", () => {
       ENDPOINT_CATALOG_DB: url,
       ...portEnv(await freePorts()),
     });
-    expect(onPostgres.lines.map((line) => line.msg)).toContain("no catalog yet: generated the demo catalog");
+    const messages = onPostgres.lines.map((line) => line.msg);
+    expect(messages).toContain("no catalog yet: generated the demo catalog");
+    expect(messages).toContain("no players yet: loaded MetaGame's demo world (guilds, 50 players, quests and completions)");
+    const players = await scratch.db.query<{ n: string }>(sql`SELECT count(*) AS n FROM public.player`);
+    expect(Number(players.rows[0]?.n)).toBe(50);
     const { rows } = await scratch.db.query<{ n: string }>(sql`SELECT count(*) AS n FROM catalog_products`);
     expect(Number(rows[0]?.n)).toBeGreaterThan(1000);
     const products = await fetch(`${onPostgres.gateway}/catalog/products?limit=1`);
