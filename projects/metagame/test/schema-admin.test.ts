@@ -3,7 +3,8 @@
  * every tracked table's fields and types, the enum tables' `*_enum` types, the constraint and
  * select-column enums, the root fields, the actions with their custom types (the asynchronous
  * `updateIDXProfile` in all three roots), and the remote schema `backend`'s root fields, here
- * served by a stand-in with the release's remote root fields.
+ * served by a stand-in with the release's remote root fields; and the release's event and cron
+ * triggers kept in the metadata.
  */
 import type { GraphQLSchema } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -224,5 +225,42 @@ describe("the admin schema", () => {
       "getGuildDiscordAnnouncements(guildDiscordId: String): [String!]",
       "getPSeedInfo: PSeedInfo",
     ]);
+  });
+
+  it("keeps the release's event triggers and cron triggers in the metadata", async () => {
+    const exported = (await platform.metadata("export_metadata")) as {
+      sources: { tables: { table: { name: string }; event_triggers?: { name: string; definition: unknown; retry_conf: unknown }[] }[] }[];
+      cron_triggers?: {
+        name: string;
+        webhook: string;
+        schedule: string;
+        retry_conf?: { timeout_seconds?: number; tolerance_seconds?: number };
+      }[];
+    };
+    const events = Object.fromEntries(
+      exported.sources.flatMap((s) =>
+        s.tables.flatMap((t) => (t.event_triggers ?? []).map((e) => [`${t.table.name}.${e.name}`, e.definition])),
+      ),
+    );
+    expect(events).toEqual({
+      "guild.syncDiscordGuildMembers": {
+        enable_manual: false,
+        update: { columns: ["membership_through_discord", "discord_id", "status"] },
+      },
+      "player.cacheIDXProfile": { enable_manual: true, insert: { columns: "*" }, update: { columns: ["ethereum_address"] } },
+      "player.playerRankUpdated": { enable_manual: false, update: { columns: ["rank"] } },
+      "player_role.playerRoleChanged": { enable_manual: false, insert: { columns: "*" }, delete: { columns: "*" } },
+    });
+    const retries = exported.sources.flatMap((s) => s.tables.flatMap((t) => (t.event_triggers ?? []).map((e) => e.retry_conf)));
+    for (const retry of retries) expect(retry).toEqual({ num_retries: 0, interval_sec: 10, timeout_sec: 60 });
+    const crons = Object.fromEntries((exported.cron_triggers ?? []).map((c) => [c.name, [c.schedule, c.webhook]]));
+    expect(crons).toEqual({
+      migrateSourceCredLedger: ["0 1 * * *", "{{ACTION_BASE_ENDPOINT}}/migrateSourceCredAccounts"],
+      queueExpiredIDXCacheEntries: ["0 3 * * *", "{{ACTION_BASE_ENDPOINT}}/idxCache/checkExpired"],
+      syncAllGuildDiscordMembers: ["31 5 * * *", "{{ACTION_BASE_ENDPOINT}}/syncAllGuildDiscordMembers"],
+    });
+    // Re-caching every expired profile may take a while: ten minutes, six hours' tolerance.
+    const expired = exported.cron_triggers?.find((c) => c.name === "queueExpiredIDXCacheEntries");
+    expect([expired?.retry_conf?.timeout_seconds, expired?.retry_conf?.tolerance_seconds]).toEqual([600, 21600]);
   });
 });
