@@ -20,7 +20,6 @@ export interface Fixture {
 
 /** The fixture player's id, known up front: the role headers of the role schemas name it before the rows exist. */
 export const FIXTURE_PLAYER_ID = "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0";
-const PLAYER_ID = FIXTURE_PLAYER_ID;
 const ADDRESS = "0x00000000000000000000000000000000acce9701";
 const USERNAME = "acceptance-player";
 const ROLE = "BUILDER";
@@ -58,7 +57,7 @@ export async function insertFixture(engine: Engine): Promise<Fixture> {
       insert_player_role_one(object: {player_id: $player, role: $role, rank: 1}) { role }
       insert_guild_player_one(object: {guildId: $guild, playerId: $player}) { guildId }
     }`,
-    { player: PLAYER_ID, address: ADDRESS, username: USERNAME, guild: guild.id, skill: skill.id, role: ROLE },
+    { player: FIXTURE_PLAYER_ID, address: ADDRESS, username: USERNAME, guild: guild.id, skill: skill.id, role: ROLE },
   );
   const dao = found.dao[0];
   if (dao)
@@ -67,7 +66,7 @@ export async function insertFixture(engine: Engine): Promise<Fixture> {
       `mutation ($dao: uuid!, $player: uuid!) { insert_dao_player_one(object: {daoId: $dao, playerId: $player, visible: true}) { daoId } }`,
       {
         dao: dao.id,
-        player: PLAYER_ID,
+        player: FIXTURE_PLAYER_ID,
       },
     );
   const quest = await admin<{ insert_quest_one: { id: string } }>(
@@ -76,7 +75,7 @@ export async function insertFixture(engine: Engine): Promise<Fixture> {
       insert_quest_one(object: {guildId: $guild, createdByPlayerId: $player, title: "Acceptance quest", repetition: RECURRING, cooldown: 3600,
         quest_skills: {data: [{skillId: $skill}]}, quest_roles: {data: [{role: $role, rank: 1}]}}) { id }
     }`,
-    { guild: guild.id, player: PLAYER_ID, skill: skill.id, role: ROLE },
+    { guild: guild.id, player: FIXTURE_PLAYER_ID, skill: skill.id, role: ROLE },
   );
   const questId = quest.insert_quest_one.id;
   const completion = await admin<{ insert_quest_completion_one: { id: string } }>(
@@ -85,10 +84,10 @@ export async function insertFixture(engine: Engine): Promise<Fixture> {
       insert_quest_completion_one(object: {questId: $quest, completedByPlayerId: $player, submissionText: "done"}) { id }
       update_guild_metadata(where: {guildId: {_eq: $guild}}, _set: {creatorId: $player}) { affected_rows }
     }`,
-    { quest: questId, player: PLAYER_ID, guild: guild.id },
+    { quest: questId, player: FIXTURE_PLAYER_ID, guild: guild.id },
   );
   return {
-    playerId: PLAYER_ID,
+    playerId: FIXTURE_PLAYER_ID,
     address: ADDRESS,
     username: USERNAME,
     role: ROLE,

@@ -70,8 +70,9 @@ export async function runProject(options: ProjectRunOptions, report: Report): Pr
     );
     for (const [name, value] of Object.entries(env)) report.info(`${name}=${value}`);
     const engine = await startEngine(ours.db, env, options.logLevel);
-    const releaseEngine = await startEngine(release.db, checkoutEngineEnv(checkout, remote.url, sink.url), options.logLevel);
+    let releaseEngine: Engine | undefined;
     try {
+      releaseEngine = await startEngine(release.db, checkoutEngineEnv(checkout, remote.url, sink.url), options.logLevel);
       const migrations = await checkMigrations(report, ours.db, project.MIGRATIONS_DIR);
       const served = await checkMetadata(report, engine, remoteRootFields);
       await checkTablesServed(report, engine);
@@ -113,7 +114,7 @@ export async function runProject(options: ProjectRunOptions, report: Report): Pr
       );
     } finally {
       await engine.close();
-      await releaseEngine.close();
+      await releaseEngine?.close();
     }
   } finally {
     await remote.server.close();
