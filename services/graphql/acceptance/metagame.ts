@@ -3,11 +3,14 @@
  * release v1.0.2022-12-12; GPL, so it is read from a checkout at run time and nothing of it is
  * kept in this repository). Not part of `npm test`.
  *
- *   npm run acceptance:metagame -w services/graphql -- <checkout> [--database postgresql://...]
+ *   npm run acceptance:metagame -w services/graphql -- <checkout> [--project] [--database postgresql://...]
  *
  * (or METAGAME_CHECKOUT / METAGAME_DATABASE_URL; METAGAME_LOG_LEVEL=warn shows the engine's log).
  * Without a database URL it runs on PGlite in memory; with a server URL it creates a throw-away
  * database there and drops it at the end. The README's GraphQL section says how to make a checkout.
+ *
+ * With `--project` the engine serves this repository's own MetaGame project (projects/metagame)
+ * instead, and the checkout is the yardstick: see metagame/project-run.ts. Without it:
  *
  * 1. The engine starts as the service starts, on the checkout's `hasura/` migrations and v2
  *    metadata unchanged, the variables the metadata names pointing at local stand-ins (the remote
@@ -22,73 +25,56 @@
  *
  * Exits 1, naming every failed check, when any fails.
  */
-import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { openScratchDatabase } from "@platform/core";
-import { parse as parseYaml } from "yaml";
-import { type Checkout, metadataEnvNames, openCheckout, remoteSchemaSdl } from "./metagame/checkout.js";
+import { checkoutEngineEnv, openCheckout, remoteSchemaSdl, remoteSchemaVariables } from "./metagame/checkout.js";
 import { checkMetadata, checkMigrations, checkRemoteDown, checkTablesServed } from "./metagame/checks.js";
 import { startEngine } from "./metagame/engine.js";
 import { clientDocuments } from "./metagame/operations.js";
+import { runProject } from "./metagame/project-run.js";
 import { Report } from "./metagame/report.js";
 import { startRemoteStandIn, startWebhookSink } from "./metagame/stand-ins.js";
 import { TemplateIndex } from "./metagame/templates.js";
 import { validateClient } from "./metagame/validate-client.js";
 
-interface Options {
+export interface Options {
   checkout: string;
   databaseUrl: string | undefined;
   logLevel: string;
+  /** Serve projects/metagame rather than the checkout's own Hasura project. */
+  project: boolean;
 }
 
 function readOptions(argv: string[]): Options {
   let checkout = process.env.METAGAME_CHECKOUT;
   let databaseUrl = process.env.METAGAME_DATABASE_URL;
+  let project = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (arg === "--database") databaseUrl = argv[++i];
+    if (arg === "--project") project = true;
+    else if (arg === "--database") databaseUrl = argv[++i];
     else if (arg.startsWith("--database=")) databaseUrl = arg.slice("--database=".length);
     else checkout = arg;
   }
-  if (!checkout) throw new Error("usage: metagame.ts <TheGame checkout> [--database postgresql://...] (or METAGAME_CHECKOUT)");
+  if (!checkout) throw new Error("usage: metagame.ts <TheGame checkout> [--project] [--database postgresql://...] (or METAGAME_CHECKOUT)");
   // `npm run -w` runs in the package's folder: a relative path means the caller's.
   return {
     checkout: resolve(process.env.INIT_CWD ?? process.cwd(), checkout),
     databaseUrl: databaseUrl || undefined,
     logLevel: process.env.METAGAME_LOG_LEVEL ?? "silent",
+    project,
   };
 }
 
-/** The remote schemas of remote_schemas.yaml, each with the variable its URL is read from. */
-function remoteSchemaVariables(checkout: Checkout): Map<string, string> {
-  const list = parseYaml(readFileSync(join(checkout.metadataDir, "remote_schemas.yaml"), "utf8")) as
-    | { name: string; definition: { url_from_env?: string; url?: string } }[]
-    | null;
-  const out = new Map<string, string>();
-  for (const remote of list ?? []) {
-    const variable = remote.definition.url_from_env ?? /\{\{\s*(\w+)\s*\}\}/.exec(remote.definition.url ?? "")?.[1];
-    if (!variable) throw new Error(`remote schema ${remote.name}: no variable names its URL`);
-    out.set(remote.name, variable);
-  }
-  return out;
-}
-
-async function main(): Promise<void> {
-  const options = readOptions(process.argv.slice(2));
+/** The checkout's own Hasura project served: steps 1 to 4 above. */
+async function runCheckout(options: Options, report: Report): Promise<string[]> {
   const checkout = openCheckout(options.checkout);
-  const report = new Report();
   const documents = clientDocuments(new TemplateIndex(checkout.root).templatesUnder(checkout.webDir), checkout.root);
   const remote = await startRemoteStandIn(remoteSchemaSdl(checkout));
   const remoteRootFields = Object.keys(remote.schema.getQueryType()?.getFields() ?? {});
   const sink = await startWebhookSink();
   const remotes = remoteSchemaVariables(checkout);
-  const remoteVariables = new Set(remotes.values());
-  const env: Record<string, string> = {
-    HASURA_GRAPHQL_MIGRATIONS_DIR: checkout.migrationsDir,
-    HASURA_GRAPHQL_METADATA_DIR: checkout.metadataDir,
-  };
-  for (const name of metadataEnvNames(checkout.metadataDir))
-    env[name] = remoteVariables.has(name) ? remote.url : `${sink.url}/${name.toLowerCase()}`;
+  const env = checkoutEngineEnv(checkout, remote.url, sink.url);
 
   const scratch = await openScratchDatabase(options.databaseUrl, "metagame_acceptance");
   const summary: string[] = [];
@@ -126,6 +112,13 @@ async function main(): Promise<void> {
     await sink.close();
     await scratch.dispose();
   }
+  return summary;
+}
+
+async function main(): Promise<void> {
+  const options = readOptions(process.argv.slice(2));
+  const report = new Report();
+  const summary = options.project ? await runProject(options, report) : await runCheckout(options, report);
   report.section("summary");
   for (const line of summary) report.info(line);
   if (report.failures.length > 0) {

@@ -1,7 +1,9 @@
 /**
  * The query type of an asynchronous action as Hasura introspects it: `fields of action: "<name>"`
  * whatever the action's comment (the comment describes the root fields), and its fields and `id`
- * argument described (actionAsyncQuery in server/src-lib/Hasura/GraphQL/Schema/Action.hs).
+ * argument described (actionAsyncQuery in server/src-lib/Hasura/GraphQL/Schema/Action.hs); the
+ * same reading field in subscription_root, for asynchronous actions only (buildActionSubscriptionFields
+ * in server/src-lib/Hasura/GraphQL/Schema.hs).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
@@ -18,6 +20,13 @@ describe.each(testBackends)("asynchronous action schema [%s]", (backend) => {
       type: "bulk",
       args: [
         { type: "set_custom_types", args: { objects: [{ name: "Queued", fields: [{ name: "ok", type: "Boolean!" }] }] } },
+        {
+          type: "create_action",
+          args: {
+            name: "run_now",
+            definition: { kind: "synchronous", arguments: [], output_type: "Queued", handler: "http://127.0.0.1:1/now" },
+          },
+        },
         {
           type: "create_action",
           args: {
@@ -74,5 +83,21 @@ describe.each(testBackends)("asynchronous action schema [%s]", (backend) => {
       args: [{ name: "id", description: "the unique id of an action" }],
     });
     expect(data.mutation_root.fields.find((f) => f.name === "queue_job")).toEqual({ name: "queue_job", description: "Queues a job" });
+  });
+
+  it("offers the asynchronous action's result in subscription_root, and no synchronous action there", async () => {
+    const { body } = await graphql(
+      service,
+      { query: `{ __type(name: "subscription_root") { fields { name type { name kind } args { name type { kind ofType { name } } } } } }` },
+      ADMIN_HEADERS,
+    );
+    const fields = (body as { data: { __type: { fields: { name: string }[] } } }).data.__type.fields;
+    expect(fields.filter((f) => f.name === "queue_job" || f.name === "run_now")).toEqual([
+      {
+        name: "queue_job",
+        type: { name: "queue_job", kind: "OBJECT" },
+        args: [{ name: "id", type: { kind: "NON_NULL", ofType: { name: "uuid" } } }],
+      },
+    ]);
   });
 });

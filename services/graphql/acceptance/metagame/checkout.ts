@@ -6,6 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
 import { TemplateIndex } from "./templates.js";
 
 export interface Checkout {
@@ -52,4 +53,34 @@ export function remoteSchemaSdl(checkout: Checkout): string {
   const typeDefs = new TemplateIndex(checkout.root).templatesUnder(dir).filter((t) => t.name === "typeDefs");
   if (typeDefs.length !== 1) throw new Error(`expected one typeDefs template under ${dir}, found ${typeDefs.length}`);
   return (typeDefs[0] as { text: string }).text;
+}
+
+/** The remote schemas of remote_schemas.yaml, each with the variable its URL is read from. */
+export function remoteSchemaVariables(checkout: Checkout): Map<string, string> {
+  const list = parseYaml(readFileSync(join(checkout.metadataDir, "remote_schemas.yaml"), "utf8")) as
+    | { name: string; definition: { url_from_env?: string; url?: string } }[]
+    | null;
+  const out = new Map<string, string>();
+  for (const remote of list ?? []) {
+    const variable = remote.definition.url_from_env ?? /\{\{\s*(\w+)\s*\}\}/.exec(remote.definition.url ?? "")?.[1];
+    if (!variable) throw new Error(`remote schema ${remote.name}: no variable names its URL`);
+    out.set(remote.name, variable);
+  }
+  return out;
+}
+
+/**
+ * The engine's settings for the checkout's own Hasura project: its migrations and metadata, the
+ * remote schemas' variables pointing at `remoteUrl`, every other variable the metadata names at a
+ * path of `sinkUrl`.
+ */
+export function checkoutEngineEnv(checkout: Checkout, remoteUrl: string, sinkUrl: string): Record<string, string> {
+  const remoteVariables = new Set(remoteSchemaVariables(checkout).values());
+  const env: Record<string, string> = {
+    HASURA_GRAPHQL_MIGRATIONS_DIR: checkout.migrationsDir,
+    HASURA_GRAPHQL_METADATA_DIR: checkout.metadataDir,
+  };
+  for (const name of metadataEnvNames(checkout.metadataDir))
+    env[name] = remoteVariables.has(name) ? remoteUrl : `${sinkUrl}/${name.toLowerCase()}`;
+  return env;
 }

@@ -3,6 +3,7 @@ import { and, ident, type Sql, sql, trusted } from "@platform/core";
 import { fieldNotFound, unexpectedOrderBy } from "../errors.js";
 import type { TableModel } from "../model/types.js";
 import { asList } from "../plan/values.js";
+import { aggregateCall } from "./aggregate-call.js";
 import { joinCondition, permissionFilter } from "./boolexp.js";
 import type { CompileContext } from "./context.js";
 import { functionCall, rowValue } from "./functions.js";
@@ -102,7 +103,7 @@ export function orderTerms(ctx: CompileContext, table: TableModel, alias: string
           const col = target.columnByField.get(field);
           if (!col) throw fieldNotFound(field, `${target.typeName}_${fn}_order_by`);
           terms.push({
-            expr: sql`(SELECT ${trusted(fn)}(${ident(targetAlias, col.name)}) ${from})`,
+            expr: sql`(SELECT ${aggregateCall(fn, sql`${ident(targetAlias, col.name)}`, col.pgType)} ${from})`,
             direction: direction(dir),
             column: null,
           });

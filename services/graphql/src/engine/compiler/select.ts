@@ -4,10 +4,11 @@
  * as json_agg, object relationships and array relationships as correlated sub-selects, so
  * a whole root field is one statement with no per-row round trips.
  */
-import { and, ident, join, type Sql, sql, trusted } from "@platform/core";
+import { and, ident, join, type Sql, sql } from "@platform/core";
 import { atArgument, distinctOnNotOrderBy, jsonPath, problemError, typeMismatch, unexpectedEnumValue } from "../errors.js";
 import type { TableModel } from "../model/types.js";
 import type { AggregateFunctionField, AggregateNode, Path, QueryField, RemoteJoinNode, RowField, RowsNode } from "../plan/types.js";
+import { aggregateCall } from "./aggregate-call.js";
 import { compileBoolExp, joinCondition, permissionFilter } from "./boolexp.js";
 import type { CompileContext } from "./context.js";
 import { computedFieldJson, computedScalarValue } from "./functions.js";
@@ -209,8 +210,8 @@ const FLOAT_AGGREGATES = new Set(["avg", "stddev", "stddev_pop", "stddev_samp", 
  * (Hasura stringifies by the column's type: avg of a numeric prints "5.5500000000000000").
  */
 function aggregateValue(ctx: CompileContext, table: TableModel, alias: string, op: string, column: string): Sql {
-  const value = sql`${trusted(op)}(${ident(alias, column)})`;
   const type = table.columnByName.get(column)?.pgType ?? "";
+  const value = aggregateCall(op, sql`${ident(alias, column)}`, type);
   if (ctx.options.stringifyNumeric && BIG_NUMERIC.has(type)) return sql`${value}::text`;
   return FLOAT_AGGREGATES.has(op) ? sql`${value}::float8` : value;
 }

@@ -25,8 +25,8 @@ export function scalarName(pgType: string): string {
 }
 
 const NUMERIC = new Set(["int2", "int4", "int8", "float4", "float8", "numeric"]);
-// uuid is comparable in Hasura's list but PostgreSQL has no max(uuid)/min(uuid).
-const NOT_COMPARABLE = new Set(["json", "jsonb", "geometry", "geography", "bool", "uuid"]);
+// Hasura's isComparableType: uuid is comparable (PostgreSQL's missing max(uuid) is worked around in compiler/aggregate-call.ts).
+const NOT_COMPARABLE = new Set(["json", "jsonb", "geometry", "geography", "bool"]);
 const TEXTUAL = new Set(["text", "varchar", "bpchar", "citext", "name"]);
 
 export const isNumeric = (pgType: string): boolean => NUMERIC.has(pgType);

@@ -138,16 +138,18 @@ export class ActionTypes {
   }
 
   /**
-   * The role's action fields of query_root or mutation_root. An asynchronous action's mutation
-   * answers the call's id (`uuid!`); query_root gets a field of the same name reading the call
-   * back by id, typed by an object named after the action.
+   * The role's action fields of query_root, mutation_root or subscription_root. An asynchronous
+   * action's mutation answers the call's id (`uuid!`); query_root and subscription_root get a field
+   * of the same name reading the call back by id, typed by an object named after the action.
    */
-  rootFields(type: "query" | "mutation"): GraphQLFieldConfigMap<unknown, unknown> {
+  rootFields(type: "query" | "mutation" | "subscription"): GraphQLFieldConfigMap<unknown, unknown> {
     const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
     for (const action of this.builder.model.actions.values()) {
       if (!actionAllowed(action, this.builder.role)) continue;
       const asynchronous = action.kind === "asynchronous";
-      if (asynchronous && type === "query") {
+      // subscription_root offers only the reading of async calls (Hasura's buildActionSubscriptionFields).
+      if (type === "subscription" && !asynchronous) continue;
+      if (asynchronous && type !== "mutation") {
         fields[action.name] = {
           type: this.asyncType(action),
           ...describe(action.description),

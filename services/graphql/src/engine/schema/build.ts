@@ -85,6 +85,7 @@ export class RoleSchemaBuilder {
     const actions = new ActionTypes(this);
     Object.assign(query, actions.rootFields("query"));
     Object.assign(subscription, functionRootFields(this, "query"));
+    Object.assign(subscription, actions.rootFields("subscription"));
     const remote = { query: remoteRootFields(this, "query"), mutation: remoteRootFields(this, "mutation") };
     Object.assign(query, remote.query.fields);
     Object.assign(subscription, remoteRootFields(this, "subscription").fields);

@@ -32,7 +32,8 @@ export function mutationFields(b: RoleSchemaBuilder): GraphQLFieldConfigMap<unkn
     const names = table.rootFields;
     const canSelect = selectable(b, table);
     const ins = insertAccess(table, b.role);
-    if (table.mutable.insert && visible(ins, b.backendOnly) && ins.columns.length + Object.keys(ins.presets).length > 0) {
+    // Whatever columns it grants (none, even: a row of defaults, or rows through relationships), as Hasura's insertIntoTable.
+    if (table.mutable.insert && visible(ins, b.backendOnly)) {
       const onConflict: GraphQLFieldConfigArgumentMap =
         visible(updateAccess(table, b.role), b.backendOnly) && table.uniqueConstraints.length > 0
           ? { on_conflict: { type: onConflictType(b, table) } }
@@ -64,7 +65,7 @@ export function mutationFields(b: RoleSchemaBuilder): GraphQLFieldConfigMap<unkn
         },
         extensions: info("update", table.key),
       };
-      if (table.primaryKey && canSelect) {
+      if (byPkAvailable(b, table)) {
         fields[names.update_by_pk] = {
           type: b.objectType(table),
           description: `update single row of the table: "${table.name}"`,
@@ -87,7 +88,7 @@ export function mutationFields(b: RoleSchemaBuilder): GraphQLFieldConfigMap<unkn
         args: { where: { type: new GraphQLNonNull(b.boolExpType(table)), description: "filter the rows which have to be deleted" } },
         extensions: info("delete", table.key),
       };
-      if (table.primaryKey && canSelect) {
+      if (byPkAvailable(b, table)) {
         const args: GraphQLFieldConfigArgumentMap = {};
         for (const name of table.primaryKey) {
           const column = table.columnByName.get(name) as ColumnModel;
@@ -107,6 +108,12 @@ export function mutationFields(b: RoleSchemaBuilder): GraphQLFieldConfigMap<unkn
 
 function selectable(b: RoleSchemaBuilder, table: TableModel): boolean {
   return selectAccess(table, b.role) !== null;
+}
+
+/** update_/delete_<T>_by_pk: a primary key every column of which the role may select (Hasura's primaryKeysArguments). */
+function byPkAvailable(b: RoleSchemaBuilder, table: TableModel): table is TableModel & { primaryKey: string[] } {
+  const access = selectAccess(table, b.role);
+  return table.primaryKey !== null && access !== null && table.primaryKey.every((c) => access.columnNames.has(c));
 }
 
 function responseType(b: RoleSchemaBuilder, table: TableModel): GraphQLObjectType {

@@ -134,7 +134,6 @@ CREATE TABLE public.profile (
   color_mask integer,
   explorer_type_title text,
   CONSTRAINT profile_cache_pkey PRIMARY KEY (id),
-  CONSTRAINT profile_id_key UNIQUE (id),
   CONSTRAINT profile_player_id_key UNIQUE (player_id),
   CONSTRAINT profile_username_key UNIQUE (username),
   CONSTRAINT profile_color_mask_fkey FOREIGN KEY (color_mask) REFERENCES public."ColorAspect" (mask)
@@ -144,6 +143,10 @@ CREATE TABLE public.profile (
   CONSTRAINT profile_player_id_fkey FOREIGN KEY (player_id) REFERENCES public.player (id)
     ON UPDATE CASCADE ON DELETE CASCADE
 );
+-- The release also has a unique constraint on id beside the primary key (Hasura lists it in
+-- profile_constraint). CREATE TABLE would drop it as a duplicate of the primary key's index;
+-- ALTER TABLE keeps it.
+ALTER TABLE public.profile ADD CONSTRAINT profile_id_key UNIQUE (id);
 CREATE UNIQUE INDEX username_insensitive_unique_idx ON public.profile (lower(username));
 CREATE TRIGGER set_public_profile_cache_last_checked_at BEFORE UPDATE ON public.profile
   FOR EACH ROW EXECUTE FUNCTION public.set_current_timestamp_last_checked_at();
