@@ -122,16 +122,22 @@ try {
 
   // The catalog needs no database of ours: it starts while the embedded PostgreSQL is created.
   const catalogStarting = startCatalogWithDemo(plan.catalog, logger.child({ service: "catalog" }));
+  // The engine's database, shared with the MetaGame backend (its job queue lives there).
+  const graphqlDbOpening = sharedDbOpening ?? openConfiguredDatabase(plan.graphql, logger.child({ service: "graphql" }));
+  graphqlDbOpening.catch(() => {});
+  if (!sharedDbOpening) closers.push(async () => (await graphqlDbOpening.catch(() => undefined))?.close());
+  // The backend answers before the engine starts (the engine reads its remote schema at start-up);
+  // its routes are built while the database opens. Its job queue is needed by no request a service
+  // answers at start: it starts once the services have, off the way to "ready".
+  let servicesStarted: (started: boolean) => void = () => {};
+  const queueDb = new Promise<boolean>((resolve) => {
+    servicesStarted = resolve;
+  }).then(async (started) => (started ? graphqlDbOpening : Promise.reject(new Error("the services did not start"))));
+  const backendStarting = startBackend(plan.metagame, logger.child({ service: "metagame" }), { db: queueDb });
+  backendStarting.catch(() => {});
   const sharedDb = await sharedDbOpening;
-  // The engine's database is opened here so the MetaGame backend shares it (its job queue lives there).
-  let graphqlDb = sharedDb;
-  if (!graphqlDb) {
-    const own = await openConfiguredDatabase(plan.graphql, logger.child({ service: "graphql" }));
-    closers.push(() => own.close());
-    graphqlDb = own;
-  }
-  // The backend answers before the engine starts: the engine reads its remote schema at start-up.
-  const backend = await startBackend(plan.metagame, logger.child({ service: "metagame" }), { db: graphqlDb });
+  const graphqlDb = await graphqlDbOpening;
+  const backend = await backendStarting;
   closers.push(() => backend.close());
   const prefill =
     printable(plan.secrets.graphqlAdminSecret) && loopback(plan.graphql.host) && loopback(plan.gateway.host)
@@ -146,6 +152,7 @@ try {
     }),
   ] as const;
   const outcomes = await Promise.allSettled(starting);
+  servicesStarted(outcomes.every((outcome) => outcome.status === "fulfilled"));
   for (const outcome of outcomes) if (outcome.status === "fulfilled") closers.push(() => outcome.value.close());
   const failed = outcomes.find((outcome) => outcome.status === "rejected");
   if (failed) throw failed.reason;
@@ -154,6 +161,14 @@ try {
     { url: string; close(): Promise<void> },
     { url: string; close(): Promise<void> },
   ];
+  backend
+    .ready()
+    .catch((error: unknown) =>
+      logger.error(
+        { service: "metagame", err: error },
+        "the job queue could not start: profile refreshes fail until the platform restarts",
+      ),
+    );
   // The engine has applied the project's migrations: a project without players gets the demo world
   // (not when the engine serves a project of the user's own).
   if (plan.graphql.migrationsDir === MIGRATIONS_DIR && (await loadDemoData(graphqlDb))) {

@@ -3,7 +3,7 @@
  * `POST /triggers`, `POST /remote-schemas/graphql`, and `GET /` / `/healthz` answering "ok".
  * Each part registers its own routes (and its own close hooks) from the shared dependencies.
  */
-import { createHttpApp, type Database, type Logger } from "@platform/core";
+import { createHttpApp, type Logger } from "@platform/core";
 import type { FastifyInstance } from "fastify";
 import { registerActions } from "./actions/routes.js";
 import type { BackendConfig } from "./config.js";
@@ -19,8 +19,6 @@ export interface BackendDeps {
   logger: Logger;
   /** The engine, called as admin. */
   engine: EngineClient;
-  /** The engine's database: the job queue keeps its jobs there. */
-  db: Database;
   /** For calls to third-party services (BrightID, JSON-RPC, Discord, the profile source). */
   fetch: typeof fetch;
   /** Profile-cache refreshes (updateIDXProfile, the cacheIDXProfile trigger, a new player). */

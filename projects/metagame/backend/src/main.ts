@@ -8,6 +8,7 @@ try {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, name: "metagame-backend" });
   const service = await startBackend(config, logger);
   handleShutdown(logger, [() => service.close()]);
+  await service.ready();
 } catch (error) {
   console.error(error instanceof ConfigError ? error.message : error);
   process.exit(1);

@@ -59,6 +59,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Test
     logger.child({ service: "metagame-backend" }),
     { db: scratch.db },
   );
+  await backend.ready();
   let engine: { url: string; close(): Promise<void> };
   try {
     const config = readGraphqlConfig({
