@@ -30,7 +30,7 @@ export async function measureRawRefresh(
 ): Promise<LoadResult> {
   // The service's configuration (the algorithm does not change the statement).
   const config = readAuthConfig(serviceEnv(url, 0, sessions.length, algorithm));
-  const deps = { config, tables: authTables(config.database.namespace) };
+  const deps = { config, tables: authTables(config.database.schema) };
   const db = await openDatabase({ url, maxConnections: sessions.length });
   const latencies: number[] = [];
   let errors = 0;

@@ -42,6 +42,7 @@ export const NAMES = {
   authExternalUrl: ["AUTH_API_EXTERNAL_URL", "GOTRUE_API_EXTERNAL_URL", "API_EXTERNAL_URL"],
   authDriver: ["AUTH_DB_DRIVER", "GOTRUE_DB_DRIVER"],
   authJwtSecret: ["AUTH_JWT_SECRET", "GOTRUE_JWT_SECRET"],
+  authJwtAlgorithm: ["AUTH_JWT_ALGORITHM", "GOTRUE_JWT_ALGORITHM"],
   authAutoconfirm: ["AUTH_MAILER_AUTOCONFIRM", "GOTRUE_MAILER_AUTOCONFIRM"],
   authHost: ["AUTH_API_HOST", "GOTRUE_API_HOST"],
   authPort: ["AUTH_API_PORT", "GOTRUE_API_PORT", "PORT", "API_PORT"],
@@ -114,6 +115,9 @@ export function localEnv(env: Env, secrets: LocalSecrets, dataDir: string, ports
   fill(NAMES.authExternalUrl, `${gatewayUrl}/auth/v1`);
   fill(NAMES.authDriver, "postgres");
   fill(NAMES.authJwtSecret, secrets.jwtSecret.value);
+  // With only a secret the service would sign HS256; npm start's wiring (JWKS for the engine
+  // and the backend's webhook) is built around RS256 session tokens, so ask for them.
+  fill(NAMES.authJwtAlgorithm, "RS256");
   // No mail is delivered yet, so sign-ups are confirmed at once (the summary says so).
   fill(NAMES.authAutoconfirm, "true");
   fill(NAMES.graphqlAdminSecret, secrets.graphqlAdminSecret.value);

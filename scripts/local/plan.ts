@@ -78,7 +78,7 @@ export async function planStart(env: Env, cwd = process.cwd()): Promise<StartPla
         jwksUrl: `${reach(auth.api.host, ports.auth)}/.well-known/jwks.json`,
         issuer: auth.jwt.issuer,
         algorithm: auth.jwt.algorithm,
-        secret: auth.jwt.secret,
+        secret: auth.jwt.secret ?? secrets.jwtSecret.value,
       },
       API_KEY_ISSUER,
     );

@@ -111,6 +111,12 @@ describe("local settings", () => {
     expect(filled).not.toContain("AUTH_MAILER_AUTOCONFIRM");
     expect(env.AUTH_API_EXTERNAL_URL).toBe("http://localhost:54321/auth/v1");
     expect(env.AUTH_JWT_SECRET).toBe(secrets.jwtSecret.value);
+    // The secret alone would mean HS256; npm start's wiring wants RS256 sessions (JWKS).
+    expect(env.AUTH_JWT_ALGORITHM).toBe("RS256");
+    expect(filled).toContain("AUTH_JWT_ALGORITHM");
+    const own = localEnv({ GOTRUE_JWT_ALGORITHM: "ES256", AUTH_JWT_SECRET: "s".repeat(32) }, secrets, "/tmp/d", PORTS);
+    expect(own.env.AUTH_JWT_ALGORITHM).toBeUndefined();
+    expect(own.filled).not.toContain("AUTH_JWT_ALGORITHM");
     expect(env.ENDPOINT_CATALOG_DB).toBe("sqlite:////tmp/d/catalog.db");
     expect(env.GATEWAY_HOST).toBe("127.0.0.1");
   });
@@ -163,6 +169,10 @@ describe("local settings", () => {
       },
       { type: "HS256", key: plan.secrets.jwtSecret.value, issuer: API_KEY_ISSUER },
     ]);
+    expect(plan.auth.jwt.algorithm).toBe("RS256");
+    // A secret of the user's own still gets RS256 sessions (npm start asks for them).
+    const ownSecret = await planStart({ PLATFORM_DATA_DIR: dir, METAGAME_AUTH: "jwt", AUTH_JWT_SECRET: "u".repeat(32) }, root);
+    expect(ownSecret.graphqlJwtSecrets?.[0]).toMatchObject({ jwk_url: expect.any(String) });
     const hs256 = await planStart({ PLATFORM_DATA_DIR: dir, METAGAME_AUTH: "jwt", AUTH_JWT_ALGORITHM: "HS256" }, root);
     expect(hs256.graphqlJwtSecrets?.[0]).toMatchObject({ type: "HS256", key: plan.secrets.jwtSecret.value });
     await expect(planStart({ PLATFORM_DATA_DIR: dir, METAGAME_AUTH: "oauth" }, root)).rejects.toThrow(/METAGAME_AUTH/);

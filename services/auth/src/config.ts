@@ -7,7 +7,7 @@
 
 import { availableParallelism } from "node:os";
 import { boolean, ConfigError, collectProblems, custom, type Env, integer, LOG_FORMATS, oneOf, readConfig, string } from "@platform/core";
-import { parseJwtKeys } from "./config/jwt-keys.js";
+import { parseJwtKeys, type SigningAlgorithm } from "./config/jwt-keys.js";
 import { readCaptcha, readMailer, readSms, readSmtp } from "./config/messaging.js";
 import { readProviders } from "./config/providers.js";
 import {
@@ -39,8 +39,8 @@ function redisUrl(raw: string | undefined): string | undefined {
   return raw;
 }
 
-function jwtSecret(raw: string | undefined): string {
-  if (raw === undefined) throw new Error("is required");
+function jwtSecret(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
   if (raw.length < 32) throw new Error("must be at least 32 characters long");
   return raw;
 }
@@ -57,7 +57,8 @@ function readDatabase(env: Env) {
     url: custom(DB_NAMES.url, postgresUrl),
     dataDir: string(names("DATA_DIR"), "./data/auth"),
     maxPoolSize: integer(names("DB_MAX_POOL_SIZE"), 0, { min: 0 }),
-    namespace: custom(names("DB_NAMESPACE", "DB_NAMESPACE"), parseNamespace),
+    /** DB_NAMESPACE: the schema of the tables (GoTrue's meaning). */
+    schema: custom(names("DB_NAMESPACE", "DB_NAMESPACE"), parseNamespace),
   });
 }
 
@@ -134,8 +135,16 @@ function readObservability(env: Env) {
   });
 }
 
-function readJwt(env: Env) {
-  return readConfig(env, {
+const JWT_ALGORITHMS = ["RS256", "ES256", "EdDSA", "HS256"] as const;
+
+/**
+ * `algorithm` is what tokens are signed with: the JWT_KEYS signing key's when JWT_KEYS is set;
+ * otherwise JWT_ALGORITHM when given;
+ * else HS256 with JWT_SECRET when the secret is set (GoTrue's behaviour, so services verifying
+ * with the secret keep working); else RS256 with a key pair generated and stored in the database.
+ */
+function readJwt(env: Env, problems: string[]) {
+  const jwt = readConfig(env, {
     secret: custom(names("JWT_SECRET"), jwtSecret),
     exp: integer(names("JWT_EXP"), 3600, { min: 1 }),
     aud: string(names("JWT_AUD"), "authenticated"),
@@ -145,9 +154,21 @@ function readJwt(env: Env) {
     keys: custom(names("JWT_KEYS"), parseJwtKeys),
     keyId: string(names("JWT_KEY_ID")),
     issuer: string(names("JWT_ISSUER")),
-    /** Our own setting: the algorithm of the key pair generated and stored in the database when JWT_KEYS is not set. */
-    algorithm: oneOf(names("JWT_ALGORITHM"), ["RS256", "ES256", "EdDSA", "HS256"], "RS256"),
+    /** Our own setting (see above). */
+    explicitAlgorithm: custom(names("JWT_ALGORITHM"), (raw) => {
+      if (raw === undefined) return undefined;
+      const found = JWT_ALGORITHMS.find((alg) => alg === raw);
+      if (!found) throw new Error(`must be one of ${JWT_ALGORITHMS.join(", ")}, got "${raw}"`);
+      return found;
+    }),
   });
+  const { explicitAlgorithm, ...rest } = jwt;
+  const signing = jwt.keys.find((key) => key.signingKey)?.alg;
+  const algorithm: SigningAlgorithm = signing ?? explicitAlgorithm ?? (jwt.secret !== undefined ? "HS256" : "RS256");
+  if (algorithm === "HS256" && jwt.keys.length === 0 && jwt.secret === undefined) {
+    problems.push("AUTH_JWT_SECRET is required when AUTH_JWT_ALGORITHM is HS256");
+  }
+  return { ...rest, algorithm };
 }
 
 export function readAuthConfig(env: Env) {
@@ -159,11 +180,11 @@ export function readAuthConfig(env: Env) {
   const api = collect(() => readApi(env));
   const database = collect(() => readDatabase(env));
   const observability = collect(() => readObservability(env));
-  const jwt = collect(() => readJwt(env));
+  const jwt = collect(() => readJwt(env, problems));
   const providers = readProviders(env, problems, collect);
   const smtp = collect(() => readSmtp(env));
   const mailer = collect(() => readMailer(env));
-  const sms = collect(() => readSms(env, problems));
+  const sms = collect(() => readSms(env));
   const captcha = collect(() => readCaptcha(env, problems));
   if (
     problems.length > 0 ||

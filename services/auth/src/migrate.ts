@@ -13,7 +13,7 @@ try {
   const logger = createLogger({ name: "auth" });
   const db = await openAuthDatabase(config, logger);
   try {
-    const applied = await runMigrations(db, config.namespace);
+    const applied = await runMigrations(db, config.schema);
     logger.info({ applied }, applied.length > 0 ? "auth migrations applied" : "auth migrations up to date");
   } finally {
     await db.close();

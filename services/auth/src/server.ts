@@ -12,9 +12,11 @@ import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import type { AuthConfig } from "./config.js";
 import { runMigrations } from "./db/migrations.js";
+import { DEFAULT_SCHEMA } from "./db/tables.js";
 import type { Messenger } from "./domain/messenger.js";
 import { AuthService } from "./domain/service.js";
 import { VERSION } from "./domain/settings.js";
+import { smsConfigurationWarning } from "./domain/sms-readiness.js";
 import { buildHttpApp } from "./http/app.js";
 import { createLimiter } from "./http/rate-limit.js";
 
@@ -53,6 +55,8 @@ function warnAboutInactiveSettings(config: AuthConfig, logger: Logger): void {
   if (config.smtp.host) inactive.push("SMTP_HOST");
   if (config.sms.provider) inactive.push("SMS_PROVIDER");
   if (inactive.length > 0) logger.warn({ settings: inactive }, "these settings are validated but not acted on yet");
+  const sms = smsConfigurationWarning(config.sms);
+  if (sms) logger.warn(sms.fields, sms.message);
 }
 
 /** GoTrue's observability settings; resource attribute `auth.version` carries the build version. */
@@ -80,7 +84,7 @@ export async function createAuth(config: AuthConfig, logger: Logger, options: Au
   let redis: Redis | undefined;
   let telemetry: Telemetry | undefined;
   try {
-    const applied = await runMigrations(db, config.database.namespace);
+    const applied = await runMigrations(db, config.database.schema);
     if (applied.length > 0) logger.info({ applied }, "auth migrations applied");
     telemetry = await startTelemetry(telemetrySettings(config), logger);
     if (telemetry.metricsUrl) logger.info({ url: telemetry.metricsUrl }, "serving Prometheus metrics");
@@ -94,7 +98,7 @@ export async function createAuth(config: AuthConfig, logger: Logger, options: Au
     if (config.rateLimit.redisUrl) {
       redis = await connectRateLimitRedis(config.rateLimit.redisUrl, logger);
     }
-    const prefix = config.database.namespace ? `auth:${config.database.namespace}` : "auth";
+    const prefix = config.database.schema === DEFAULT_SCHEMA ? "auth" : `auth:${config.database.schema}`;
     const tokenLimiter = createLimiter({ points: config.rateLimit.tokenRefresh, keyPrefix: `${prefix}:token`, redis });
     const app = buildHttpApp(service, { logger, tokenLimiter, requestIdHeader: config.api.requestIdHeader, telemetry });
     warnAboutInactiveSettings(config, logger);

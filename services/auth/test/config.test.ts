@@ -1,4 +1,5 @@
 /** Reading the auth configuration: names, aliases, defaults and one error naming every problem. */
+import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +26,59 @@ function problems(env: Record<string, string>): string[] {
 }
 
 describe("auth configuration", () => {
+  it("starts with an SMS provider whose credentials are empty, and carries which are missing (as GoTrue)", () => {
+    // As supabase/auth-js's infra/docker-compose.yml has them.
+    const sms = readAuthConfig({
+      ...REQUIRED,
+      GOTRUE_SMS_PROVIDER: "twilio",
+      GOTRUE_SMS_TWILIO_ACCOUNT_SID: "",
+      GOTRUE_SMS_TWILIO_AUTH_TOKEN: "",
+      GOTRUE_SMS_TWILIO_MESSAGE_SERVICE_SID: "sid",
+    }).sms;
+    expect(sms).toMatchObject({
+      provider: "twilio",
+      credentials: { message_service_sid: "sid" },
+      missingCredentials: ["AUTH_SMS_TWILIO_ACCOUNT_SID", "AUTH_SMS_TWILIO_AUTH_TOKEN"],
+    });
+    expect(
+      readAuthConfig({
+        ...REQUIRED,
+        AUTH_SMS_PROVIDER: "vonage",
+        AUTH_SMS_VONAGE_API_KEY: "k",
+        AUTH_SMS_VONAGE_API_SECRET: "s",
+        AUTH_SMS_VONAGE_FROM: "f",
+      }).sms.missingCredentials,
+    ).toEqual([]);
+    expect(readAuthConfig(REQUIRED).sms).toMatchObject({ provider: undefined, missingCredentials: [] });
+  });
+
+  it("reads DB_NAMESPACE as the schema of the tables, auth by default", () => {
+    expect(readAuthConfig(REQUIRED).database.schema).toBe("auth");
+    expect(readAuthConfig({ ...REQUIRED, DB_NAMESPACE: "tenant_2" }).database.schema).toBe("tenant_2");
+    expect(readAuthConfig({ ...REQUIRED, GOTRUE_DB_NAMESPACE: "_x" }).database.schema).toBe("_x");
+    for (const bad of ["auth.users", "2fa", "a b", 'x"y', "a".repeat(64)]) {
+      expect(problems({ ...REQUIRED, AUTH_DB_NAMESPACE: bad })).toHaveLength(1);
+    }
+  });
+
+  it("signs HS256 with the secret alone, RS256 with nothing, and an explicit algorithm wins", () => {
+    const jwt = (env: Record<string, string>) => readAuthConfig({ ...REQUIRED, ...env }).jwt;
+    expect(jwt({})).toMatchObject({ algorithm: "HS256", secret: REQUIRED.AUTH_JWT_SECRET });
+    expect(jwt({ AUTH_JWT_SECRET: "" })).toMatchObject({ algorithm: "RS256", secret: undefined });
+    expect(jwt({ AUTH_JWT_ALGORITHM: "RS256" }).algorithm).toBe("RS256");
+    expect(jwt({ GOTRUE_JWT_ALGORITHM: "ES256" }).algorithm).toBe("ES256");
+    expect(jwt({ AUTH_JWT_SECRET: "", AUTH_JWT_ALGORITHM: "EdDSA" }).algorithm).toBe("EdDSA");
+    const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+    const keys = JSON.stringify([{ ...privateKey.export({ format: "jwk" }), kid: "ec", key_ops: ["sign", "verify"] }]);
+    expect(jwt({ AUTH_JWT_KEYS: keys, AUTH_JWT_ALGORITHM: "RS256" }).algorithm).toBe("ES256");
+    expect(problems({ ...REQUIRED, AUTH_JWT_SECRET: "", AUTH_JWT_ALGORITHM: "HS256" })).toEqual([
+      "AUTH_JWT_SECRET is required when AUTH_JWT_ALGORITHM is HS256",
+    ]);
+    expect(problems({ ...REQUIRED, AUTH_JWT_ALGORITHM: "HS512" })).toEqual([
+      'AUTH_JWT_ALGORITHM: must be one of RS256, ES256, EdDSA, HS256, got "HS512"',
+    ]);
+  });
+
   it("applies the documented defaults", () => {
     const config = readAuthConfig(REQUIRED);
     expect(config.api).toMatchObject({ port: 8081, host: "0.0.0.0", externalUrl: "http://localhost:8081" });
@@ -33,7 +87,7 @@ describe("auth configuration", () => {
       aud: "authenticated",
       adminGroupName: "admin",
       defaultGroupName: "authenticated",
-      algorithm: "RS256",
+      algorithm: "HS256",
     });
     expect(config.jwt.adminRoles).toEqual(["service_role", "supabase_admin"]);
     expect(config.jwt.issuer).toBe("http://localhost:8081");
@@ -44,7 +98,7 @@ describe("auth configuration", () => {
       refreshTokenReuseIntervalMs: 10_000,
       updatePasswordRequireReauthentication: false,
     });
-    expect(config.database).toMatchObject({ driver: "postgres", url: undefined, dataDir: "./data/auth", maxPoolSize: 0, namespace: "" });
+    expect(config.database).toMatchObject({ driver: "postgres", url: undefined, dataDir: "./data/auth", maxPoolSize: 0, schema: "auth" });
     expect(config.external).toMatchObject({ email: true, phone: false, anonymousUsers: false });
     expect(config.smtp.maxFrequencyMs).toBe(900_000);
     expect(config.sms).toMatchObject({ maxFrequencyMs: 60_000, autoconfirm: false });
@@ -82,7 +136,6 @@ describe("auth configuration", () => {
       "AUTH_SITE_URL: is required",
       "AUTH_API_EXTERNAL_URL: is required",
       "AUTH_DB_DRIVER: is required (the only supported value is postgres)",
-      "AUTH_JWT_SECRET: is required",
     ]);
     const found = problems({
       ...REQUIRED,
@@ -109,7 +162,7 @@ describe("auth configuration", () => {
         'AUTH_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: must be a number of seconds or a duration such as 10s or 1h30m, got "ten"',
         'AUTH_DB_DRIVER: must be postgres, got "mysql"',
         "DATABASE_URL: must be a postgres:// or postgresql:// URL",
-        'AUTH_DB_NAMESPACE: must be a lower-case identifier (a-z, 0-9, _; at most 30 characters), got "Bad-Name"',
+        'AUTH_DB_NAMESPACE: must be a lower-case identifier (a-z, 0-9, _; at most 63 characters), got "Bad-Name"',
         "AUTH_JWT_SECRET: must be at least 32 characters long",
         'AUTH_JWT_EXP must be an integer, got "soon"',
         'AUTH_JWT_KEYS: key 1 needs a "kid"',
@@ -134,14 +187,8 @@ describe("auth configuration", () => {
         AUTH_EXTERNAL_KEYCLOAK_CLIENT_ID: "id",
         AUTH_EXTERNAL_KEYCLOAK_SECRET: "s",
         AUTH_EXTERNAL_KEYCLOAK_REDIRECT_URI: "https://auth.example/callback",
-        AUTH_SMS_PROVIDER: "twilio",
-        AUTH_SMS_TWILIO_ACCOUNT_SID: "sid",
       }),
-    ).toEqual([
-      "AUTH_EXTERNAL_KEYCLOAK_URL is required when AUTH_EXTERNAL_KEYCLOAK_ENABLED is true",
-      "AUTH_SMS_TWILIO_AUTH_TOKEN is required when AUTH_SMS_PROVIDER is twilio",
-      "AUTH_SMS_TWILIO_MESSAGE_SERVICE_SID is required when AUTH_SMS_PROVIDER is twilio",
-    ]);
+    ).toEqual(["AUTH_EXTERNAL_KEYCLOAK_URL is required when AUTH_EXTERNAL_KEYCLOAK_ENABLED is true"]);
     const verifyOnly = JSON.stringify([{ kty: "oct", k: "c2VjcmV0", kid: "a", key_ops: ["verify"] }]);
     expect(problems({ ...REQUIRED, AUTH_JWT_KEYS: verifyOnly })).toEqual([
       'AUTH_JWT_KEYS: exactly one key must have "sign" in its key_ops, found 0',

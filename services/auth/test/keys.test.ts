@@ -31,23 +31,20 @@ describe.each(backends)("signing keys on %s", (backend) => {
     await database?.dispose();
   });
 
-  it("re-runs migrations without applying anything twice, per namespace", async () => {
+  it("re-runs migrations without applying anything twice, in the DB_NAMESPACE schema", async () => {
     const first = await runMigrations(database.db, "mig");
     expect(first).toEqual([1, 2, 3]);
     expect(await runMigrations(database.db, "mig")).toEqual([]);
     const { rows } = await database.db.query<{ name: string }>(
-      sql`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'auth' AND table_name LIKE 'mig\_%' ORDER BY 1`,
+      sql`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'mig' ORDER BY 1`,
     );
     expect(rows.map((r) => r.name)).toEqual(
-      expect.arrayContaining([
-        "mig_users",
-        "mig_identities",
-        "mig_sessions",
-        "mig_refresh_tokens",
-        "mig_one_time_tokens",
-        "mig_signing_keys",
-      ]),
+      expect.arrayContaining(["users", "identities", "sessions", "refresh_tokens", "one_time_tokens", "signing_keys", "schema_migrations"]),
     );
+    const functions = await database.db.query<{ name: string }>(
+      sql`SELECT p.proname AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'mig' ORDER BY 1`,
+    );
+    expect(functions.rows.map((r) => r.name)).toEqual(["email", "jwt", "role", "uid"]);
   });
 
   it("generates one key for instances starting together, and every instance verifies the others' tokens", async () => {
@@ -99,7 +96,7 @@ describe.each(backends)("signing keys on %s", (backend) => {
     const published = await jwks(server);
     expect(published.keys.map((k) => k.kid)).toEqual(["configured-rsa"]);
     expect((await client.getClaims()).error).toBeNull();
-    const { rows } = await database.db.query(sql`SELECT id FROM auth.configured_signing_keys`);
+    const { rows } = await database.db.query(sql`SELECT id FROM configured.signing_keys`);
     expect(rows).toEqual([]);
   });
 });

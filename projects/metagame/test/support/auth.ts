@@ -19,6 +19,8 @@ const BASE_ENV: Record<string, string> = {
   AUTH_API_HOST: "127.0.0.1",
   AUTH_API_PORT: "0",
   AUTH_JWT_SECRET,
+  // With the secret alone auth would sign HS256; these tests want its generated RS256 key.
+  AUTH_JWT_ALGORITHM: "RS256",
   AUTH_JWT_ISSUER: AUTH_ISSUER,
   AUTH_PASSWORD_HASH_COST: "4",
   AUTH_MAILER_AUTOCONFIRM: "true",

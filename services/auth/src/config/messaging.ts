@@ -83,7 +83,11 @@ const SMS_CREDENTIALS: Record<(typeof SMS_PROVIDERS)[number], string[]> = {
   vonage: ["API_KEY", "API_SECRET", "FROM"],
 };
 
-export function readSms(env: Env, problems: string[]) {
+/**
+ * As in GoTrue, a provider with missing credentials does not stop start-up: the service warns
+ * then, and refuses each SMS (`missingCredentials` lists the empty settings).
+ */
+export function readSms(env: Env) {
   const sms = readConfig(env, {
     autoconfirm: boolean(names("SMS_AUTOCONFIRM"), false),
     maxFrequencyMs: custom(names("SMS_MAX_FREQUENCY"), duration(60_000)),
@@ -99,6 +103,7 @@ export function readSms(env: Env, problems: string[]) {
     testOtp: custom(names("SMS_TEST_OTP"), parseTestOtps),
   });
   const credentials: Record<string, string> = {};
+  const missingCredentials: string[] = [];
   if (sms.provider) {
     for (const credential of SMS_CREDENTIALS[sms.provider]) {
       const name = `SMS_${sms.provider.toUpperCase()}_${credential}`;
@@ -106,10 +111,10 @@ export function readSms(env: Env, problems: string[]) {
         .map((n) => env[n]?.trim())
         .find((v) => v);
       if (value) credentials[credential.toLowerCase()] = value;
-      else problems.push(`AUTH_${name} is required when AUTH_SMS_PROVIDER is ${sms.provider}`);
+      else missingCredentials.push(`AUTH_${name}`);
     }
   }
-  return { ...sms, credentials };
+  return { ...sms, credentials, missingCredentials };
 }
 
 export function readCaptcha(env: Env, problems: string[]) {

@@ -84,11 +84,14 @@ export function parseRequiredCharacters(raw: string | undefined): string[] {
   return sets.filter((set) => set !== "");
 }
 
-/** DB_NAMESPACE becomes part of table names, so it is held to a plain lower-case identifier. */
+/**
+ * DB_NAMESPACE: the schema of the service's tables, as in GoTrue (`auth` by default). Held to a
+ * plain lower-case identifier, since it is written into the migrations.
+ */
 export function parseNamespace(raw: string | undefined): string {
-  if (raw === undefined) return "";
-  if (!/^[a-z][a-z0-9_]{0,29}$/.test(raw))
-    throw new Error(`must be a lower-case identifier (a-z, 0-9, _; at most 30 characters), got "${raw}"`);
+  if (raw === undefined) return "auth";
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(raw))
+    throw new Error(`must be a lower-case identifier (a-z, 0-9, _; at most 63 characters), got "${raw}"`);
   return raw;
 }
 

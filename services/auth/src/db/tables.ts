@@ -1,11 +1,14 @@
-/** The service's tables in schema `auth`, each prefixed with DB_NAMESPACE (`<namespace>_users`). */
+/**
+ * The service's tables. As in GoTrue, DB_NAMESPACE names the schema that holds them (`auth`
+ * by default, so `auth.users`); the table names themselves never change.
+ */
 import { ident } from "@platform/core";
 
 export type Table = ReturnType<typeof ident>;
 
 export interface AuthTables {
-  /** `<namespace>_` or empty. */
-  prefix: string;
+  /** The schema (DB_NAMESPACE). */
+  schema: string;
   users: Table;
   identities: Table;
   sessions: Table;
@@ -17,13 +20,13 @@ export interface AuthTables {
   migrations: Table;
 }
 
-export const SCHEMA = "auth";
+/** GoTrue's default DB_NAMESPACE. */
+export const DEFAULT_SCHEMA = "auth";
 
-export function authTables(namespace: string): AuthTables {
-  const prefix = namespace ? `${namespace}_` : "";
-  const table = (name: string) => ident(SCHEMA, `${prefix}${name}`);
+export function authTables(schema: string = DEFAULT_SCHEMA): AuthTables {
+  const table = (name: string) => ident(schema, name);
   return {
-    prefix,
+    schema,
     users: table("users"),
     identities: table("identities"),
     sessions: table("sessions"),

@@ -84,6 +84,10 @@ export const errors = {
   smsSendTooSoon: (seconds: number) =>
     make(429, "over_sms_send_rate_limit", `For security purposes, you can only request this after ${seconds} seconds.`),
   rateLimited: () => make(429, "over_request_rate_limit", "Request rate limit reached"),
+  /** GoTrue (internal/api/phone.go) when its SMS provider cannot be set up, e.g. a credential is empty. */
+  smsProviderUnavailable: () => make(500, "unexpected_failure", "Unable to get SMS provider"),
+  /** GoTrue (internal/api/phone.go) when the provider refuses a message; `otpType` is confirmation, phone_change or reauthentication. */
+  smsSendFailed: (otpType: string, reason: string) => make(422, "sms_send_failed", `Error sending ${otpType} OTP to provider: ${reason}`),
 
   // Admin API, links and /verify.
   notAdmin: () => make(403, "not_admin", "User not allowed"),

@@ -1,9 +1,10 @@
 /**
  * The keys tokens are signed and verified with. Signing uses the AUTH_JWT_KEYS key marked for
- * signing, else JWT_SECRET (HS256) when AUTH_JWT_ALGORITHM is HS256, else a key pair generated
- * once and stored in the database (created under an advisory lock, so instances starting
- * together agree on one key). Verification accepts every configured and stored key, and the
- * HS256 secret; a token's `alg` must match the key its `kid` names.
+ * signing, else JWT_SECRET (HS256) when the configured algorithm is HS256 (see readJwt: the
+ * default when the secret is the only key material), else a key pair generated once and stored
+ * in the database (created under an advisory lock, so instances starting together agree on one
+ * key). Verification accepts every configured and stored key, and the HS256 secret when one is
+ * set; a token's `alg` must match the key its `kid` names.
  */
 import { createPrivateKey, createPublicKey, createSecretKey, generateKeyPair, type KeyObject, randomUUID } from "node:crypto";
 import { promisify } from "node:util";
@@ -40,9 +41,9 @@ function keyFromRow(row: SigningKeyRow): ConfiguredKey {
 }
 
 /** The stored key for `alg`, created first when there is none. */
-async function storedKey(db: Database, tables: AuthTables, namespace: string, alg: Exclude<SigningAlgorithm, "HS256">) {
+async function storedKey(db: Database, tables: AuthTables, alg: Exclude<SigningAlgorithm, "HS256">) {
   return db.transaction(async (tx) => {
-    await lockSigningKeys(tx, lockKey("signing-keys", namespace));
+    await lockSigningKeys(tx, lockKey("signing-keys", tables.schema));
     const existing = await latestSigningKey(tx, tables, alg);
     if (existing) return { row: existing, created: false };
     const privateKey = await newKeyPair(alg);
@@ -74,7 +75,7 @@ class KeyLookupError extends Error {}
 
 export class KeyRing {
   private readonly byKid = new Map<string, ConfiguredKey>();
-  private readonly secret: KeyObject;
+  private readonly secret: KeyObject | undefined;
   private lastReload = 0;
 
   private constructor(
@@ -83,11 +84,11 @@ export class KeyRing {
     keys: ConfiguredKey[],
     private readonly reload: () => Promise<ConfiguredKey[]>,
   ) {
-    this.secret = createSecretKey(Buffer.from(jwt.secret, "utf8"));
+    this.secret = jwt.secret === undefined ? undefined : createSecretKey(Buffer.from(jwt.secret, "utf8"));
     for (const key of keys) this.byKid.set(key.kid, key);
   }
 
-  static async load(jwt: AuthConfig["jwt"], db: Database, tables: AuthTables, namespace: string, logger: Logger): Promise<KeyRing> {
+  static async load(jwt: AuthConfig["jwt"], db: Database, tables: AuthTables, logger: Logger): Promise<KeyRing> {
     const fromDb = async () => (await allSigningKeys(db, tables)).map(keyFromRow);
     if (jwt.keys.length > 0) {
       const signing = jwt.keys.find((k) => k.signingKey) as ConfiguredKey;
@@ -95,10 +96,12 @@ export class KeyRing {
       return new KeyRing(jwt, signer, [...(await fromDb()), ...jwt.keys], async () => [...(await fromDb()), ...jwt.keys]);
     }
     if (jwt.algorithm === "HS256") {
+      // readJwt refuses HS256 without a secret; this only narrows the type.
+      if (jwt.secret === undefined) throw new Error("HS256 signing needs JWT_SECRET");
       const signer = { kid: jwt.keyId, alg: "HS256" as const, key: createSecretKey(Buffer.from(jwt.secret, "utf8")) };
       return new KeyRing(jwt, signer, await fromDb(), fromDb);
     }
-    const { row, created } = await storedKey(db, tables, namespace, jwt.algorithm);
+    const { row, created } = await storedKey(db, tables, jwt.algorithm);
     logger.info(
       { kid: row.id, alg: row.algorithm },
       created ? "generated a JWT signing key and stored it in the database" : "JWT signing key loaded",
@@ -146,7 +149,7 @@ export class KeyRing {
       return key.verifyKey;
     }
     // Tokens without a known kid verify with the shared secret, as GoTrue does, and only as HS256.
-    if (alg === "HS256") return this.secret;
+    if (alg === "HS256" && this.secret) return this.secret;
     throw new KeyLookupError(`unrecognized JWT kid ${String(header.kid)} for algorithm ${String(alg)}`);
   }
 

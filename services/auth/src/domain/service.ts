@@ -22,6 +22,7 @@ import { refreshTokenGrant } from "./refresh.js";
 import type { TokenResponse } from "./sessions.js";
 import { health, settings } from "./settings.js";
 import { type SignupInput, type SignupResult, signup } from "./signup.js";
+import { refusingUnconfiguredSms } from "./sms-readiness.js";
 import { type UserJson, userJson } from "./user-json.js";
 import { type UserUpdateInput, updateCurrentUser } from "./user-update.js";
 
@@ -40,15 +41,15 @@ export class AuthService {
 
   static async create(options: AuthServiceOptions): Promise<AuthService> {
     const { db, config, logger } = options;
-    const tables = authTables(config.database.namespace);
-    const keys = await KeyRing.load(config.jwt, db, tables, config.database.namespace, logger);
+    const tables = authTables(config.database.schema);
+    const keys = await KeyRing.load(config.jwt, db, tables, logger);
     return new AuthService({
       db,
       tables,
       config,
       keys,
       passwords: new PasswordHasher(config.security.passwordHashCost, config.security.passwordHashConcurrency, options.meter),
-      messenger: options.messenger ?? undeliveredMessenger(logger),
+      messenger: refusingUnconfiguredSms(config.sms, options.messenger ?? undeliveredMessenger(logger)),
       logger,
     });
   }

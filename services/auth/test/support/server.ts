@@ -1,8 +1,8 @@
 /**
  * A real auth server for a test file: a scratch database (PGlite, or a throw-away database on
  * TEST_DATABASE_URL), the HTTP server on 127.0.0.1 at a random port, and @supabase/auth-js
- * clients pointed at it. Several servers may share one database (use DB_NAMESPACE to keep
- * their tables apart). Messages the server "sends" are kept in `outbox`.
+ * clients pointed at it. Several servers may share one database (use DB_NAMESPACE to give
+ * each its own schema). Messages the server "sends" are kept in `outbox`.
  */
 import { type JsonWebKey, randomUUID } from "node:crypto";
 import { createLogger, type Database, ident, openScratchDatabase, type Sql } from "@platform/core";
@@ -25,6 +25,9 @@ export const BASE_ENV: Record<string, string> = {
   AUTH_API_EXTERNAL_URL: "http://localhost:8081",
   AUTH_DB_DRIVER: "postgres",
   AUTH_JWT_SECRET: JWT_SECRET,
+  // With the secret alone the service signs HS256; the suites test the generated RS256 key
+  // (jwt-algorithm.test.ts sets "" to see the default).
+  AUTH_JWT_ALGORITHM: "RS256",
   AUTH_PASSWORD_HASH_COST: "4",
   AUTH_MAILER_AUTOCONFIRM: "true",
   AUTH_EXTERNAL_PHONE_ENABLED: "true",
@@ -67,12 +70,11 @@ export async function startTestServer(db: Database, env: Record<string, string> 
     },
   });
   const url = await instance.app.listen({ host: "127.0.0.1", port: 0 });
-  const prefix = config.database.namespace ? `${config.database.namespace}_` : "";
   return {
     url,
     db,
     outbox,
-    table: (name) => ident("auth", `${prefix}${name}`),
+    table: (name) => ident(config.database.schema, name),
     client: () => new GoTrueClient({ url, persistSession: false, autoRefreshToken: false, storageKey: `test-${randomUUID()}` }),
     request: (path, init) => fetch(`${url}${path}`, init),
     close: () => instance.close(),

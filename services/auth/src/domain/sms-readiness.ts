@@ -1,0 +1,33 @@
+/**
+ * An SMS provider chosen with some of its credentials empty: GoTrue starts anyway and fails
+ * each SMS when it sets the provider up (internal/api/phone.go answers 500 "Unable to get SMS
+ * provider"). Start-up names the empty settings (see smsConfigurationWarning); sending refuses.
+ */
+import type { AuthConfig } from "../config.js";
+import { errors } from "./errors.js";
+import type { Messenger } from "./messenger.js";
+
+type SmsConfig = Pick<AuthConfig["sms"], "provider" | "missingCredentials">;
+
+/** True when a provider is chosen but cannot send. */
+export const smsProviderIncomplete = (sms: SmsConfig): boolean => sms.provider !== undefined && sms.missingCredentials.length > 0;
+
+/** The start-up warning for an incomplete provider, or undefined. */
+export function smsConfigurationWarning(sms: SmsConfig): { fields: Record<string, unknown>; message: string } | undefined {
+  if (!smsProviderIncomplete(sms)) return undefined;
+  return {
+    fields: { provider: sms.provider, missing: sms.missingCredentials },
+    message: `SMS provider ${sms.provider} is missing settings (${sms.missingCredentials.join(", ")}); sending an SMS will fail`,
+  };
+}
+
+/** Wraps `messenger` so SMS are refused, with GoTrue's error, while the provider is incomplete. */
+export function refusingUnconfiguredSms(sms: SmsConfig, messenger: Messenger): Messenger {
+  if (!smsProviderIncomplete(sms)) return messenger;
+  return {
+    async send(message) {
+      if (message.channel === "sms") throw errors.smsProviderUnavailable();
+      await messenger.send(message);
+    },
+  };
+}
