@@ -145,7 +145,8 @@ try {
       : undefined;
   const starting = [
     catalogStarting,
-    startAuth(plan.auth, logger.child({ service: "auth" }), sharedDb ? { db: sharedDb } : {}),
+    // Without SMTP_HOST, auth keeps its emails in-process and lists them at /_mail (loopback only).
+    startAuth(plan.auth, logger.child({ service: "auth" }), { ...(sharedDb ? { db: sharedDb } : {}), mailCatcher: true }),
     startGraphql(plan.graphql, logger.child({ service: "graphql" }), {
       db: graphqlDb,
       ...(prefill ? { consoleAdminSecret: prefill } : {}),

@@ -8,6 +8,7 @@
 import { availableParallelism } from "node:os";
 import { boolean, ConfigError, collectProblems, custom, type Env, integer, LOG_FORMATS, oneOf, readConfig, string } from "@platform/core";
 import { parseJwtKeys, type SigningAlgorithm } from "./config/jwt-keys.js";
+import { readMailDelivery } from "./config/mail.js";
 import { readCaptcha, readMailer, readSms, readSmtp } from "./config/messaging.js";
 import { readProviders } from "./config/providers.js";
 import {
@@ -186,6 +187,8 @@ export function readAuthConfig(env: Env) {
   const mailer = collect(() => readMailer(env));
   const sms = collect(() => readSms(env));
   const captcha = collect(() => readCaptcha(env, problems));
+  // Mail delivery (src/mail): the settings GoTrue has beyond config/messaging.ts.
+  const mailDelivery = smtp ? collect(() => readMailDelivery(env, smtp, problems)) : undefined;
   if (
     problems.length > 0 ||
     !top ||
@@ -198,7 +201,8 @@ export function readAuthConfig(env: Env) {
     !smtp ||
     !mailer ||
     !sms ||
-    !captcha
+    !captcha ||
+    !mailDelivery
   ) {
     throw new ConfigError(problems);
   }
@@ -221,6 +225,7 @@ export function readAuthConfig(env: Env) {
     mailer,
     sms,
     captcha,
+    mailDelivery,
   };
 }
 

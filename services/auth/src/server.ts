@@ -19,12 +19,18 @@ import { VERSION } from "./domain/settings.js";
 import { smsConfigurationWarning } from "./domain/sms-readiness.js";
 import { buildHttpApp } from "./http/app.js";
 import { createLimiter } from "./http/rate-limit.js";
+import { type MailDelivery, startMailDelivery } from "./mail/delivery.js";
 
 export interface AuthOptions {
-  /** Where one-time codes go (tests record them); by default they are logged as undelivered. */
+  /** Where one-time codes go (tests record them); by default email goes over SMTP when SMTP_HOST is set, else is logged as undelivered. */
   messenger?: Messenger;
   /** An already open database (tests); otherwise the configured one is opened and closed with the service. */
   db?: Database;
+  /**
+   * Catch emails in-process and list them at /_mail when no SMTP_HOST is configured (the local
+   * `npm start` asks for it). Honoured only when the API listens on a loopback address.
+   */
+  mailCatcher?: boolean;
 }
 
 export interface AuthInstance {
@@ -52,7 +58,6 @@ function warnAboutInactiveSettings(config: AuthConfig, logger: Logger): void {
   if (config.captcha.enabled) inactive.push("SECURITY_CAPTCHA_ENABLED");
   for (const [name, provider] of Object.entries(config.external.providers))
     if (provider.enabled) inactive.push(`EXTERNAL_${name.toUpperCase()}_ENABLED`);
-  if (config.smtp.host) inactive.push("SMTP_HOST");
   if (config.sms.provider) inactive.push("SMS_PROVIDER");
   if (inactive.length > 0) logger.warn({ settings: inactive }, "these settings are validated but not acted on yet");
   const sms = smsConfigurationWarning(config.sms);
@@ -78,31 +83,50 @@ export function telemetrySettings(config: AuthConfig): TelemetrySettings {
   };
 }
 
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
+
+function wantsMailCatcher(config: AuthConfig, logger: Logger, options: AuthOptions): boolean {
+  if (!options.mailCatcher || config.smtp.host) return false;
+  if (LOOPBACK.has(config.api.host)) return true;
+  logger.warn({ host: config.api.host }, "the mail catcher runs only when the API listens on a loopback address; mail is not delivered");
+  return false;
+}
+
 export async function createAuth(config: AuthConfig, logger: Logger, options: AuthOptions = {}): Promise<AuthInstance> {
   const ownsDb = options.db === undefined;
   const db = options.db ?? (await openAuthDatabase(config.database, logger));
   let redis: Redis | undefined;
   let telemetry: Telemetry | undefined;
+  let mail: MailDelivery | undefined;
   try {
     const applied = await runMigrations(db, config.database.schema);
     if (applied.length > 0) logger.info({ applied }, "auth migrations applied");
     telemetry = await startTelemetry(telemetrySettings(config), logger);
     if (telemetry.metricsUrl) logger.info({ url: telemetry.metricsUrl }, "serving Prometheus metrics");
+    if (!options.messenger) mail = await startMailDelivery(config, logger, { mailCatcher: wantsMailCatcher(config, logger, options) });
+    const messenger = options.messenger ?? mail?.messenger;
     const service = await AuthService.create({
       db,
       config,
       logger,
       meter: telemetry.meter,
-      ...(options.messenger ? { messenger: options.messenger } : {}),
+      ...(messenger ? { messenger } : {}),
     });
     if (config.rateLimit.redisUrl) {
       redis = await connectRateLimitRedis(config.rateLimit.redisUrl, logger);
     }
     const prefix = config.database.schema === DEFAULT_SCHEMA ? "auth" : `auth:${config.database.schema}`;
     const tokenLimiter = createLimiter({ points: config.rateLimit.tokenRefresh, keyPrefix: `${prefix}:token`, redis });
-    const app = buildHttpApp(service, { logger, tokenLimiter, requestIdHeader: config.api.requestIdHeader, telemetry });
+    const app = buildHttpApp(service, {
+      logger,
+      tokenLimiter,
+      requestIdHeader: config.api.requestIdHeader,
+      telemetry,
+      mailCatcher: mail?.mailbox,
+    });
     warnAboutInactiveSettings(config, logger);
     const started = telemetry;
+    const delivery = mail;
     return {
       app,
       service,
@@ -110,12 +134,14 @@ export async function createAuth(config: AuthConfig, logger: Logger, options: Au
       telemetry: started,
       async close() {
         await app.close();
+        await delivery?.close();
         redis?.disconnect();
         await started.shutdown();
         if (ownsDb) await db.close();
       },
     };
   } catch (error) {
+    await mail?.close();
     redis?.disconnect();
     await telemetry?.shutdown();
     if (ownsDb) await db.close();

@@ -73,6 +73,9 @@ export async function changeEmail(q: Queryable, deps: AuthDeps, user: UserRow, e
     to: email,
     otp: next.otp,
     tokenHash: next.hash,
+    email: user.email ?? "",
+    newEmail: email,
+    data: user.raw_user_meta_data ?? {},
   });
   if (current && user.email) {
     await deps.messenger.send({
@@ -82,6 +85,9 @@ export async function changeEmail(q: Queryable, deps: AuthDeps, user: UserRow, e
       to: user.email,
       otp: current.otp,
       tokenHash: current.hash,
+      email: user.email,
+      newEmail: email,
+      data: user.raw_user_meta_data ?? {},
     });
   }
   return updated;

@@ -83,6 +83,8 @@ export const errors = {
     make(429, "over_email_send_rate_limit", `For security purposes, you can only request this after ${seconds} seconds.`),
   smsSendTooSoon: (seconds: number) =>
     make(429, "over_sms_send_rate_limit", `For security purposes, you can only request this after ${seconds} seconds.`),
+  /** A mail (or SMS) that could not be handed over; GoTrue gives it no code of its own. */
+  messageNotSent: (message: string) => make(500, "unexpected_failure", message),
   rateLimited: () => make(429, "over_request_rate_limit", "Request rate limit reached"),
   /** GoTrue (internal/api/phone.go) when its SMS provider cannot be set up, e.g. a credential is empty. */
   smsProviderUnavailable: () => make(500, "unexpected_failure", "Unable to get SMS provider"),

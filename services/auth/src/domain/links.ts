@@ -3,7 +3,7 @@
  * and store hex(SHA-224(email + code)) in the user's column for the flow and in one_time_tokens;
  * the link carries that hash (`/verify?token=<hash>&type=<type>&redirect_to=<url>`).
  * generate_link sends nothing and answers the link, the code and the hash next to the user;
- * an invite goes to the messenger (delivery is a later increment).
+ * an invite goes to the messenger, inside the transaction that stored it (a failed send undoes it).
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Queryable } from "@platform/core";
@@ -23,7 +23,7 @@ import { normalizeEmail } from "./identifiers.js";
 import { generateOtp, tokenHash } from "./one-time-tokens.js";
 import { checkNewPassword } from "./passwords.js";
 import { isRedirectUrlValid, referrer } from "./redirects.js";
-import { queryEscape } from "./url-encoding.js";
+import { verificationLink } from "./url-encoding.js";
 import { type UserJson, userJson } from "./user-json.js";
 import { mergeMetadata } from "./user-update.js";
 
@@ -53,14 +53,9 @@ export type GenerateLinkResponse = UserJson & {
   redirect_to: string;
 };
 
-/** The `redirect_to` value of a link: left as it is unless it holds `&`, `=` or `#` (GoTrue's encodeRedirectURL). */
-const encodeRedirect = (url: string) => (/[&=#]/.test(url) ? queryEscape(url) : url);
-
 /** API_EXTERNAL_URL resolved against MAILER_URLPATHS_<kind>, with GoTrue's query (token, type, redirect_to). */
 export function actionLink(deps: AuthDeps, path: string, token: string, type: string, redirectTo: string): string {
-  const base = new URL(path, deps.config.api.externalUrl);
-  const existing = base.search ? `${base.search.slice(1)}&` : "";
-  return `${base.origin}${base.pathname}?${existing}token=${queryEscape(token)}&type=${queryEscape(type)}&redirect_to=${encodeRedirect(redirectTo)}`;
+  return verificationLink(deps.config.api.externalUrl, path, token, type, redirectTo);
 }
 
 const DEFAULT_APP_METADATA = { provider: "email", providers: ["email"] };
@@ -254,6 +249,8 @@ export async function inviteUser(
       otp,
       tokenHash: user.confirmation_token,
       redirectTo,
+      email,
+      data: user.raw_user_meta_data ?? {},
     });
     return userJson(user, await identitiesOfUser(tx, tables, user.id));
   });

@@ -41,6 +41,8 @@ export async function requestReauthentication(deps: AuthDeps, meta: RequestMeta,
       to: identifier,
       otp,
       tokenHash: hash,
+      email,
+      data: current.raw_user_meta_data ?? {},
     });
   });
   return {};

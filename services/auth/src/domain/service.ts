@@ -14,7 +14,7 @@ import { authenticate } from "./current-user.js";
 import { errors } from "./errors.js";
 import { KeyRing } from "./keys.js";
 import { logout, parseLogoutScope } from "./logout.js";
-import { type Messenger, undeliveredMessenger } from "./messenger.js";
+import { type Messenger, reportingFailures, undeliveredMessenger } from "./messenger.js";
 import { type PasswordGrantInput, passwordGrant } from "./password-grant.js";
 import { PasswordHasher } from "./passwords.js";
 import { requestReauthentication } from "./reauthentication.js";
@@ -49,7 +49,7 @@ export class AuthService {
       config,
       keys,
       passwords: new PasswordHasher(config.security.passwordHashCost, config.security.passwordHashConcurrency, options.meter),
-      messenger: refusingUnconfiguredSms(config.sms, options.messenger ?? undeliveredMessenger(logger)),
+      messenger: reportingFailures(refusingUnconfiguredSms(config.sms, options.messenger ?? undeliveredMessenger(logger)), logger),
       logger,
     });
   }

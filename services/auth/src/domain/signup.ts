@@ -95,14 +95,23 @@ function fakeUser(provider: Provider, address: string, data: Record<string, unkn
   };
 }
 
-/** Issues a confirmation code and hands it to the messenger (delivery is a later increment). */
+/** Issues a confirmation code and hands it to the messenger (inside the caller's transaction: a failed send undoes it). */
 async function requestConfirmation(q: Queryable, deps: AuthDeps, user: UserRow, provider: Provider): Promise<UserRow> {
   const identifier = provider === "email" ? (user.email as string) : (user.phone as string);
   const length = provider === "email" ? deps.config.mailer.otpLength : deps.config.sms.otpLength;
   const { otp, hash } = await issueOneTimeToken(q, deps.tables, { userId: user.id, type: "confirmation_token", identifier, length });
   const updated = await updateUser(q, deps.tables, user.id, { confirmation_token: hash, confirmation_sent_at: NOW });
   const channel = provider === "email" ? "email" : "sms";
-  await deps.messenger.send({ kind: "confirmation", channel, userId: user.id, to: identifier, otp, tokenHash: hash });
+  await deps.messenger.send({
+    kind: "confirmation",
+    channel,
+    userId: user.id,
+    to: identifier,
+    otp,
+    tokenHash: hash,
+    email: user.email ?? "",
+    data: user.raw_user_meta_data ?? {},
+  });
   return updated;
 }
 

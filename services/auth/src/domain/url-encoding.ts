@@ -15,3 +15,13 @@ export function encodeValues(values: Iterable<readonly [string, string]>): strin
     .flatMap((key) => entries.filter(([k]) => k === key).map(([, value]) => `${queryEscape(key)}=${queryEscape(value)}`))
     .join("&");
 }
+
+/** The `redirect_to` value of a link: left as it is unless it holds `&`, `=` or `#` (GoTrue's encodeRedirectURL). */
+const encodeRedirect = (url: string) => (/[&=#]/.test(url) ? queryEscape(url) : url);
+
+/** An email link: `path` (MAILER_URLPATHS_<kind>) resolved against API_EXTERNAL_URL, with GoTrue's query (token, type, redirect_to). */
+export function verificationLink(externalUrl: string, path: string, token: string, type: string, redirectTo: string): string {
+  const base = new URL(path, externalUrl);
+  const existing = base.search ? `${base.search.slice(1)}&` : "";
+  return `${base.origin}${base.pathname}?${existing}token=${queryEscape(token)}&type=${queryEscape(type)}&redirect_to=${encodeRedirect(redirectTo)}`;
+}

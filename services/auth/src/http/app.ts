@@ -6,10 +6,12 @@ import { createHttpApp, instrumentHttp, type Logger, type Telemetry } from "@pla
 import type { FastifyInstance } from "fastify";
 import { errors } from "../domain/errors.js";
 import type { AuthService } from "../domain/service.js";
+import type { Mailbox } from "../mail/delivery.js";
 import { registerAdminRoutes } from "./admin-routes.js";
 import { registerJsonBodies } from "./body.js";
 import { registerCors } from "./cors.js";
 import { API_VERSION_HEADER, MAX_BODY_BYTES, mapFrameworkError, renderError, renderInternal, requestedApiVersion } from "./errors.js";
+import { registerMailCatcherRoutes } from "./mail-catcher-routes.js";
 import type { Limiter } from "./rate-limit.js";
 import { registerRoutes } from "./routes.js";
 import { registerVerifyRoutes } from "./verify-routes.js";
@@ -21,6 +23,8 @@ export interface HttpOptions {
   requestIdHeader?: string | undefined;
   /** Traces and metrics of every request (a no-op unless TRACING_ENABLED or METRICS_ENABLED). */
   telemetry?: Telemetry | undefined;
+  /** The local start's mail catcher, shown under /_mail. */
+  mailCatcher?: Mailbox | undefined;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -66,6 +70,7 @@ export function buildHttpApp(service: AuthService, options: HttpOptions): Fastif
   registerRoutes(app, service, options.tokenLimiter);
   registerAdminRoutes(app, service);
   registerVerifyRoutes(app, service);
+  if (options.mailCatcher) registerMailCatcherRoutes(app, options.mailCatcher);
   app.setNotFoundHandler(async () => {
     throw errors.notFound();
   });

@@ -57,17 +57,29 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(db: Database, env: Record<string, string> = {}): Promise<TestServer> {
+export interface TestServerOptions {
+  /** Send messages the way the configuration says (SMTP) instead of keeping them in `outbox`. */
+  deliver?: boolean;
+  mailCatcher?: boolean;
+}
+
+export async function startTestServer(
+  db: Database,
+  env: Record<string, string> = {},
+  options: TestServerOptions = {},
+): Promise<TestServer> {
   const settings = { ...BASE_ENV, ...env };
   const config = readAuthConfig(settings);
   const outbox: OutgoingMessage[] = [];
+  const recording = {
+    async send(message: OutgoingMessage) {
+      outbox.push(message);
+    },
+  };
   const instance = await createAuth(config, createLogger({ level: settings.LOG_LEVEL ?? "silent" }), {
     db,
-    messenger: {
-      async send(message) {
-        outbox.push(message);
-      },
-    },
+    ...(options.deliver ? {} : { messenger: recording }),
+    ...(options.mailCatcher ? { mailCatcher: true } : {}),
   });
   const url = await instance.app.listen({ host: "127.0.0.1", port: 0 });
   return {

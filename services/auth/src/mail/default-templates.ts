@@ -1,0 +1,51 @@
+/**
+ * Our built-in email bodies, used when MAILER_TEMPLATES_<KIND> is not set or cannot be loaded.
+ * They use GoTrue's template variables (internal/mailer/templatemailer in supabase/auth), so a
+ * template written for GoTrue works here and the other way round; the wording is our own.
+ */
+
+export type MailTemplateKey = "INVITE" | "CONFIRMATION" | "EMAIL_CHANGE" | "REAUTHENTICATION";
+
+const layout = (title: string, body: string) => `<!doctype html>
+<html>
+<body style="font-family: sans-serif; line-height: 1.5; color: #222;">
+<h2>${title}</h2>
+${body}
+</body>
+</html>
+`;
+
+const codeBlock = `<p>Or enter this code: <strong style="font-size: 1.25em; letter-spacing: 0.1em;">{{ .Token }}</strong></p>`;
+
+export const DEFAULT_TEMPLATES: Record<MailTemplateKey, string> = {
+  INVITE: layout(
+    "You're invited",
+    `<p>An account has been created for {{ .Email }} on <a href="{{ .SiteURL }}">{{ .SiteURL }}</a>.</p>
+<p>To accept the invitation and choose how you sign in, open this link:</p>
+<p><a href="{{ .ConfirmationURL }}">Accept the invitation</a></p>
+${codeBlock}`,
+  ),
+  CONFIRMATION: layout(
+    "Confirm your email address",
+    `<p>Thanks for signing up with {{ .Email }}. Open this link to confirm the address:</p>
+<p><a href="{{ .ConfirmationURL }}">Confirm my email address</a></p>
+${codeBlock}
+<p>If you did not sign up, you can ignore this message.</p>`,
+  ),
+  EMAIL_CHANGE: layout(
+    "Confirm the change of your email address",
+    `<p>A change of the account's email address from {{ .Email }} to {{ .NewEmail }} was requested.</p>
+<p><a href="{{ .ConfirmationURL }}">Confirm the change</a></p>
+${codeBlock}
+<p>If you did not ask for this, do not open the link.</p>`,
+  ),
+  REAUTHENTICATION: layout(
+    "Confirm it's you",
+    `<p>Enter this code to confirm the change to your account:</p>
+<p><strong style="font-size: 1.25em; letter-spacing: 0.1em;">{{ .Token }}</strong></p>
+<p>If you did not ask for a code, someone may know your password.</p>`,
+  ),
+};
+
+/** GoTrue has a subject for reauthentication but (unlike the others) our spec does not list it. */
+export const DEFAULT_REAUTHENTICATION_SUBJECT = "Confirm reauthentication";

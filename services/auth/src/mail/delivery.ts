@@ -1,0 +1,83 @@
+/**
+ * Which messenger the service gets: SMTP when SMTP_HOST is set; the in-process mail catcher when
+ * asked for (the local `npm start`) and no SMTP server is configured; otherwise none (the domain
+ * default logs messages as not delivered). SMS is not delivered yet in any case.
+ * nodemailer, smtp-server and mailparser are loaded only when needed, and the catcher starts with
+ * the first mail, so a start that sends none does not pay for them.
+ */
+import type { Logger } from "@platform/core";
+import type { AuthConfig } from "../config.js";
+import { byChannel, type Messenger, undeliveredMessenger } from "../domain/messenger.js";
+import { MailComposer } from "./compose.js";
+import type { CaughtMail, MailCatcher } from "./mail-catcher.js";
+import type { SmtpMessenger } from "./smtp-messenger.js";
+import { TemplateSource } from "./template-source.js";
+
+/** What /_mail shows. */
+export interface Mailbox {
+  /** Newest first. */
+  list(): readonly CaughtMail[];
+  get(id: number): CaughtMail | undefined;
+}
+
+export interface MailDelivery {
+  messenger: Messenger | undefined;
+  mailbox: Mailbox | undefined;
+  close(): Promise<void>;
+}
+
+/** From address of caught mail when SMTP_ADMIN_EMAIL is not set. */
+const CATCHER_FROM = "noreply@localhost";
+
+export async function startMailDelivery(config: AuthConfig, logger: Logger, options: { mailCatcher: boolean }): Promise<MailDelivery> {
+  const { smtp, mailer, mailDelivery } = config;
+  if (!smtp.host && !options.mailCatcher) return { messenger: undefined, mailbox: undefined, close: async () => {} };
+  const templates = new TemplateSource({ ...mailer.templates, REAUTHENTICATION: mailDelivery.reauthenticationTemplate }, logger);
+  const composer = new MailComposer(config, templates);
+  const sms = undeliveredMessenger(logger);
+  if (smtp.host) {
+    const { smtpMessenger } = await import("./smtp-messenger.js");
+    const email = smtpMessenger(
+      {
+        host: smtp.host,
+        port: smtp.port,
+        user: smtp.user,
+        pass: smtp.pass,
+        fromAddress: smtp.adminEmail as string,
+        senderName: smtp.senderName,
+      },
+      composer,
+      logger,
+    );
+    return { messenger: byChannel({ email, sms }), mailbox: undefined, close: async () => email.close() };
+  }
+
+  let starting: Promise<{ catcher: MailCatcher; email: SmtpMessenger }> | undefined;
+  let current: MailCatcher | undefined;
+  const start = () => {
+    starting ??= (async () => {
+      const [{ MailCatcher }, { smtpMessenger }] = await Promise.all([import("./mail-catcher.js"), import("./smtp-messenger.js")]);
+      const catcher = await MailCatcher.start(logger);
+      const fromAddress = smtp.adminEmail ?? CATCHER_FROM;
+      current = catcher;
+      return {
+        catcher,
+        email: smtpMessenger({ host: "127.0.0.1", port: catcher.port, fromAddress, senderName: smtp.senderName }, composer, logger),
+      };
+    })().catch((error) => {
+      starting = undefined;
+      throw error;
+    });
+    return starting;
+  };
+  logger.info({ path: "/_mail" }, "no SMTP_HOST: emails are caught in-process and listed at /_mail, not sent");
+  return {
+    messenger: byChannel({ email: { send: async (message) => (await start()).email.send(message) }, sms }),
+    mailbox: { list: () => current?.list() ?? [], get: (id) => current?.get(id) },
+    async close() {
+      const started = await starting?.catch(() => undefined);
+      started?.email.close();
+      await started?.catcher.close();
+    },
+  };
+}
