@@ -103,7 +103,8 @@ describe.each(backends)("robustness on %s", (backend) => {
       }
     }
     expect(failures).toEqual([]);
-  });
+    // Thousands of requests one after another (sign-ups hash passwords): 15-25 s on a busy 2-core machine.
+  }, 90_000);
 
   it("answers odd query strings and paths with a client error, never a 5xx", async () => {
     const routes: Route[] = [
