@@ -193,6 +193,8 @@ try {
     graphqlAuth: plan.graphqlAuth,
     secrets: plan.secrets,
     autoconfirm: plan.auth.mailer.autoconfirm,
+    // The auth service runs its catcher when no SMTP server is configured and it listens on loopback.
+    mailCatcher: !plan.auth.smtp.host && loopback(plan.auth.api.host),
     dataDir: settings.dataDir,
     sharedDatabase: sharedDataDir,
     catalogDatabase: plan.catalog.database.kind === "sqlite" ? plan.catalog.database.path : "PostgreSQL",

@@ -17,6 +17,8 @@ export interface SummaryInput {
   graphqlAuth: "webhook" | "jwt" | "own";
   secrets: LocalSecrets;
   autoconfirm: boolean;
+  /** Mail the auth service sends is caught in-process and listed at `<auth>/_mail` (no SMTP_HOST, loopback). */
+  mailCatcher: boolean;
   dataDir: string;
   sharedDatabase: string | null;
   catalogDatabase: string;
@@ -73,7 +75,8 @@ export function buildSummary(input: SummaryInput): Summary {
       `graphql serves MetaGame's players, guilds and quests; a signed-in auth user is role player (${input.graphqlAuth === "webhook" ? "through the backend's auth webhook" : "JWT mode"}), no token is role public`,
     );
   }
-  if (input.autoconfirm) notes.push("email sign-ups are confirmed at once (AUTH_MAILER_AUTOCONFIRM=true): no mail is sent yet");
+  if (input.autoconfirm) notes.push("email sign-ups are confirmed at once (AUTH_MAILER_AUTOCONFIRM=true)");
+  if (input.mailCatcher) notes.push(`mail (invites, email changes, reauthentication) is caught here, not sent: ${input.auth}/_mail`);
   // Paths under the working directory relative to it, others absolute.
   const where = (path: string) => {
     const rel = relative(input.cwd, path);

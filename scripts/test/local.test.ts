@@ -77,6 +77,7 @@ describe("local secrets", () => {
       graphqlAuth: "webhook",
       secrets,
       autoconfirm: true,
+      mailCatcher: true,
       dataDir: dir,
       sharedDatabase: join(dir, "postgres"),
       catalogDatabase: join(dir, "catalog.db"),
