@@ -97,7 +97,10 @@ export function tokenLink(mail: ReceivedMail): string {
 
 /** The first run of 6 to 10 digits in the mail's text: the code. */
 export function code(mail: ReceivedMail): string {
-  const found = /\b(\d{6,10})\b/.exec(mail.parsed.text ?? mail.html.replace(/<[^>]*>/g, " "));
+  // Addresses and links are left out first: a test address such as `code-12345678@example.com`
+  // (its part after the label is random hex, all digits about once in 40) would be taken for the code.
+  const text = (mail.parsed.text ?? mail.html.replace(/<[^>]*>/g, " ")).replace(/\S+@\S+|https?:\/\/\S+/g, " ");
+  const found = /\b(\d{6,10})\b/.exec(text);
   if (!found) throw new Error(`no code in "${mail.subject}"`);
   return found[1] as string;
 }
