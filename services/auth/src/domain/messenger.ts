@@ -1,5 +1,6 @@
 /**
- * Outgoing one-time codes (confirmation, email or phone change, reauthentication nonce, invite).
+ * Outgoing one-time codes (confirmation, email or phone change, reauthentication nonce, invite,
+ * password recovery).
  * Email goes out over SMTP when it is configured (src/mail); SMS is a later increment, and
  * without SMTP the default messenger only logs that a message was not delivered (never its code).
  * Tests plug in a messenger that records the messages.
@@ -7,7 +8,14 @@
 import type { Logger } from "@platform/core";
 import { AuthError, errors } from "./errors.js";
 
-export type MessageKind = "confirmation" | "email_change_new" | "email_change_current" | "phone_change" | "reauthentication" | "invite";
+export type MessageKind =
+  | "confirmation"
+  | "email_change_new"
+  | "email_change_current"
+  | "phone_change"
+  | "reauthentication"
+  | "invite"
+  | "recovery";
 
 export interface OutgoingMessage {
   kind: MessageKind;
@@ -19,7 +27,7 @@ export interface OutgoingMessage {
   otp: string;
   /** What an email link would carry (`token=`): the stored hash. */
   tokenHash: string;
-  /** Where the link should lead after verification (invites), when the request named a valid one. */
+  /** Where the link should lead after verification (invites, recovery), when the request named a valid one. */
   redirectTo?: string | undefined;
   /** The user's current email (`{{ .Email }}` in templates). */
   email?: string | undefined;
@@ -52,6 +60,7 @@ const FAILURE_MESSAGES: Record<MessageKind, string> = {
   email_change_current: "Error sending email change email",
   reauthentication: "Error sending reauthentication email",
   phone_change: "Error sending phone change sms",
+  recovery: "Error sending recovery email",
 };
 
 /**

@@ -18,6 +18,7 @@ import { type Messenger, reportingFailures, undeliveredMessenger } from "./messe
 import { type PasswordGrantInput, passwordGrant } from "./password-grant.js";
 import { PasswordHasher } from "./passwords.js";
 import { requestReauthentication } from "./reauthentication.js";
+import { type RecoverInput, recover } from "./recover.js";
 import { refreshTokenGrant } from "./refresh.js";
 import type { TokenResponse } from "./sessions.js";
 import { health, settings } from "./settings.js";
@@ -74,6 +75,11 @@ export class AuthService {
   signup(meta: RequestMeta, input: SignupInput): Promise<SignupResult> {
     if (!input.email && !input.phone) return signInAnonymously(this.deps, meta, input.data).then((session) => ({ session }));
     return signup(this.deps, meta, input);
+  }
+
+  /** POST /recover: `{}` for known and unknown addresses alike; `redirectTo` is already validated. */
+  recover(meta: RequestMeta, input: RecoverInput, redirectTo: string): Promise<Record<string, never>> {
+    return recover(this.deps, meta, input, redirectTo);
   }
 
   /** POST /token?grant_type=... */

@@ -55,6 +55,11 @@ function validate(deps: AuthDeps, input: SignupInput): void {
     }
     if (input.codeChallenge) throw errors.validation("PKCE not supported for phone signups");
   }
+  checkPkceParams(input);
+}
+
+/** GoTrue's validatePKCEParams: both or neither of code_challenge and code_challenge_method, each well-formed. */
+export function checkPkceParams(input: { codeChallenge?: string | undefined; codeChallengeMethod?: string | undefined }): void {
   if (input.codeChallenge || input.codeChallengeMethod) {
     if (!input.codeChallenge || !input.codeChallengeMethod) {
       throw errors.validation("PKCE flow requires code_challenge_method and code_challenge");

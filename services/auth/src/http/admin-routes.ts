@@ -65,7 +65,7 @@ function paginationHeaders(request: FastifyRequest, reply: FastifyReply, page: n
 }
 
 /** The `redirect_to` the request names (header or query parameter, as GoTrue reads it) and its Referer. */
-function redirectHints(request: FastifyRequest): RedirectHints {
+export function redirectHints(request: FastifyRequest): RedirectHints {
   const header = request.headers.redirect_to;
   const fromHeader = typeof header === "string" && header !== "" ? header : undefined;
   return { redirectTo: fromHeader ?? first(queryPairs(request), "redirect_to"), referer: request.headers.referer };

@@ -1,10 +1,12 @@
 /** The routes of this increment; each one reads the wire format and calls the domain. */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { errors } from "../domain/errors.js";
+import { referrer } from "../domain/redirects.js";
 import type { AuthService } from "../domain/service.js";
+import { redirectHints } from "./admin-routes.js";
 import type { Limiter } from "./rate-limit.js";
 import { requestMeta, trustedClientKey } from "./request-meta.js";
-import { field, logoutQuery, signupBody, tokenBody, tokenQuery, userUpdateBody } from "./schemas.js";
+import { field, logoutQuery, recoverBody, signupBody, tokenBody, tokenQuery, userUpdateBody } from "./schemas.js";
 
 type Body = Record<string, unknown>;
 type Text = string | null | undefined;
@@ -35,6 +37,16 @@ export function registerRoutes(app: FastifyInstance, service: AuthService, token
       codeChallengeMethod: str(body.code_challenge_method),
     });
     return "session" in result ? result.session : result.user;
+  });
+
+  app.post("/recover", { schema: { body: recoverBody } }, async (request) => {
+    const body = request.body as Body;
+    const hints = redirectHints(request);
+    return service.recover(
+      meta(request),
+      { email: str(body.email), codeChallenge: str(body.code_challenge), codeChallengeMethod: str(body.code_challenge_method) },
+      referrer(service.config, hints.redirectTo, hints.referer),
+    );
   });
 
   app.post("/token", { schema: { body: tokenBody, querystring: tokenQuery } }, async (request) => {

@@ -19,6 +19,8 @@ export const signupBody = body({
   code_challenge_method: text,
 });
 
+export const recoverBody = body({ email: text, code_challenge: text, code_challenge_method: text });
+
 export const tokenBody = body({ email: text, phone: text, password: text, refresh_token: text });
 
 export const tokenQuery = { type: "object", properties: { grant_type: { type: "string" } } } as const;

@@ -28,6 +28,7 @@ const KINDS: Partial<Record<MessageKind, KindSpec>> = {
   email_change_new: { template: "EMAIL_CHANGE", link: { type: "email_change", path: "emailChange" } },
   email_change_current: { template: "EMAIL_CHANGE", link: { type: "email_change", path: "emailChange" } },
   reauthentication: { template: "REAUTHENTICATION" },
+  recovery: { template: "RECOVERY", link: { type: "recovery", path: "recovery" } },
 };
 
 export class MailComposer {

@@ -4,7 +4,7 @@
  * template written for GoTrue works here and the other way round; the wording is our own.
  */
 
-export type MailTemplateKey = "INVITE" | "CONFIRMATION" | "EMAIL_CHANGE" | "REAUTHENTICATION";
+export type MailTemplateKey = "INVITE" | "CONFIRMATION" | "RECOVERY" | "EMAIL_CHANGE" | "REAUTHENTICATION";
 
 const layout = (title: string, body: string) => `<!doctype html>
 <html>
@@ -31,6 +31,13 @@ ${codeBlock}`,
 <p><a href="{{ .ConfirmationURL }}">Confirm my email address</a></p>
 ${codeBlock}
 <p>If you did not sign up, you can ignore this message.</p>`,
+  ),
+  RECOVERY: layout(
+    "Reset your password",
+    `<p>A new password was requested for {{ .Email }}. Open this link to sign in and choose one:</p>
+<p><a href="{{ .ConfirmationURL }}">Reset my password</a></p>
+${codeBlock}
+<p>If you did not ask for this, you can ignore this message; your password stays as it is.</p>`,
   ),
   EMAIL_CHANGE: layout(
     "Confirm the change of your email address",
