@@ -124,6 +124,7 @@ try {
   const catalogStarting = startCatalogWithDemo(plan.catalog, logger.child({ service: "catalog" }));
   // The engine's database, shared with the MetaGame backend (its job queue lives there).
   const graphqlDbOpening = sharedDbOpening ?? openConfiguredDatabase(plan.graphql, logger.child({ service: "graphql" }));
+  // Awaited below, where a failure stops the start; this only keeps it from counting as unhandled meanwhile.
   graphqlDbOpening.catch(() => {});
   if (!sharedDbOpening) closers.push(async () => (await graphqlDbOpening.catch(() => undefined))?.close());
   // The backend answers before the engine starts (the engine reads its remote schema at start-up);
@@ -134,6 +135,7 @@ try {
     servicesStarted = resolve;
   }).then(async (started) => (started ? graphqlDbOpening : Promise.reject(new Error("the services did not start"))));
   const backendStarting = startBackend(plan.metagame, logger.child({ service: "metagame" }), { db: queueDb });
+  // Awaited below, where a failure stops the start; this only keeps it from counting as unhandled meanwhile.
   backendStarting.catch(() => {});
   const sharedDb = await sharedDbOpening;
   const graphqlDb = await graphqlDbOpening;

@@ -10,7 +10,7 @@ import type { GoTrueAdminApi } from "@supabase/auth-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, adminToken, createConfirmedUser } from "./support/admin.js";
 import { backends, email, one, openTestDatabase, startTestServer, type TestDatabase, type TestServer } from "./support/server.js";
-import { code, startSmtpServer, type TestSmtpServer, tokenLink } from "./support/smtp.js";
+import { code, deliveringTo, startSmtpServer, type TestSmtpServer, tokenLink, tokenOf } from "./support/smtp.js";
 
 describe.each(backends)("email delivery over SMTP on %s", (backend) => {
   let database: TestDatabase;
@@ -24,10 +24,7 @@ describe.each(backends)("email delivery over SMTP on %s", (backend) => {
     server = await startTestServer(
       database.db,
       {
-        AUTH_MAILER_AUTOCONFIRM: "false",
-        AUTH_SMTP_HOST: "127.0.0.1",
-        AUTH_SMTP_PORT: String(smtp.port),
-        AUTH_SMTP_ADMIN_EMAIL: "auth@example.com",
+        ...deliveringTo(smtp),
         GOTRUE_SMTP_SENDER_NAME: "Example Auth",
         AUTH_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: "true",
       },
@@ -40,8 +37,6 @@ describe.each(backends)("email delivery over SMTP on %s", (backend) => {
     await smtp?.close();
     await database?.dispose();
   });
-
-  const tokenOf = (link: string) => new URL(link).searchParams.get("token") as string;
 
   it("sign-up with autoconfirm off mails a confirmation link and code; the link's token_hash verifies", async () => {
     const address = email("signup");

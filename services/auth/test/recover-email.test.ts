@@ -11,7 +11,7 @@ import type { GoTrueAdminApi } from "@supabase/auth-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, createConfirmedUser } from "./support/admin.js";
 import { backends, email, one, openTestDatabase, startTestServer, type TestDatabase, type TestServer } from "./support/server.js";
-import { code, startSmtpServer, type TestSmtpServer, tokenLink } from "./support/smtp.js";
+import { code, deliveringTo, startSmtpServer, type TestSmtpServer, tokenLink, tokenOf } from "./support/smtp.js";
 
 describe.each(backends)("password recovery by email on %s", (backend) => {
   let database: TestDatabase;
@@ -25,10 +25,7 @@ describe.each(backends)("password recovery by email on %s", (backend) => {
     server = await startTestServer(
       database.db,
       {
-        AUTH_MAILER_AUTOCONFIRM: "false",
-        AUTH_SMTP_HOST: "127.0.0.1",
-        AUTH_SMTP_PORT: String(smtp.port),
-        AUTH_SMTP_ADMIN_EMAIL: "auth@example.com",
+        ...deliveringTo(smtp),
         AUTH_SMTP_MAX_FREQUENCY: "60s",
       },
       { deliver: true },
@@ -41,7 +38,6 @@ describe.each(backends)("password recovery by email on %s", (backend) => {
     await database?.dispose();
   });
 
-  const tokenOf = (link: string) => new URL(link).searchParams.get("token") as string;
   const recoveryRow = (userId: string) =>
     one<{ recovery_token: string; recovery_sent_at: string | null }>(
       database.db,

@@ -3,11 +3,12 @@
  * NewEmail, Token, TokenHash, Data, RedirectTo, SendingTo and, for linked mails,
  * ConfirmationURL = API_EXTERNAL_URL + MAILER_URLPATHS_<kind> + ?token=&type=&redirect_to=).
  */
+import type { Logger } from "@platform/core";
 import type { AuthConfig } from "../config.js";
 import type { MessageKind, OutgoingMessage } from "../domain/messenger.js";
 import { verificationLink } from "../domain/url-encoding.js";
 import type { MailTemplateKey } from "./default-templates.js";
-import { escapeHtml, parseTemplate } from "./go-template.js";
+import { escapeHtml, parseTemplate, type Template } from "./go-template.js";
 import type { TemplateSource } from "./template-source.js";
 
 export interface MailContent {
@@ -32,14 +33,32 @@ const KINDS: Partial<Record<MessageKind, KindSpec>> = {
 };
 
 export class MailComposer {
+  private readonly subjects = new Map<MailTemplateKey, Template>();
+
   constructor(
     private readonly config: AuthConfig,
     private readonly templates: TemplateSource,
+    private readonly logger: Logger,
   ) {}
 
-  private subject(key: MailTemplateKey): string {
-    if (key === "REAUTHENTICATION") return this.config.mailDelivery.reauthenticationSubject;
-    return this.config.mailer.subjects[key] ?? key;
+  /**
+   * A subject is a template too, parsed once per kind. One this subset cannot read (a setting's
+   * mistake, the same for every mail) is sent as written, and said so once in the log.
+   */
+  private subject(key: MailTemplateKey): Template {
+    const known = this.subjects.get(key);
+    if (known) return known;
+    const source =
+      key === "REAUTHENTICATION" ? this.config.mailDelivery.reauthenticationSubject : (this.config.mailer.subjects[key] ?? key);
+    let template: Template;
+    try {
+      template = parseTemplate(source);
+    } catch (error) {
+      this.logger.warn({ err: error, template: key }, "the mail subject is not a template this server reads: it is sent as written");
+      template = { render: () => source };
+    }
+    this.subjects.set(key, template);
+    return template;
   }
 
   async compose(message: OutgoingMessage): Promise<MailContent> {
@@ -61,13 +80,7 @@ export class MailComposer {
       const path = config.mailer.urlPaths[spec.link.path];
       variables.ConfirmationURL = verificationLink(config.api.externalUrl, path, message.tokenHash, spec.link.type, redirectTo);
     }
-    const subjectSource = this.subject(spec.template);
-    let subject: string;
-    try {
-      subject = parseTemplate(subjectSource).render(variables);
-    } catch {
-      subject = subjectSource;
-    }
+    const subject = this.subject(spec.template).render(variables);
     const body = await this.templates.get(spec.template);
     return { to: message.to, subject, html: body.render(variables, escapeHtml) };
   }

@@ -33,7 +33,7 @@ export async function startMailDelivery(config: AuthConfig, logger: Logger, opti
   const { smtp, mailer, mailDelivery } = config;
   if (!smtp.host && !options.mailCatcher) return { messenger: undefined, mailbox: undefined, close: async () => {} };
   const templates = new TemplateSource({ ...mailer.templates, REAUTHENTICATION: mailDelivery.reauthenticationTemplate }, logger);
-  const composer = new MailComposer(config, templates);
+  const composer = new MailComposer(config, templates, logger);
   const sms = undeliveredMessenger(logger);
   if (smtp.host) {
     const { smtpMessenger } = await import("./smtp-messenger.js");

@@ -95,6 +95,19 @@ export function tokenLink(mail: ReceivedMail): string {
   throw new Error(`no link with a token in "${mail.subject}"`);
 }
 
+/** The settings that deliver auth's mail to this test server, sign-ups waiting for confirmation. */
+export function deliveringTo(smtp: TestSmtpServer): Record<string, string> {
+  return {
+    AUTH_MAILER_AUTOCONFIRM: "false",
+    AUTH_SMTP_HOST: "127.0.0.1",
+    AUTH_SMTP_PORT: String(smtp.port),
+    AUTH_SMTP_ADMIN_EMAIL: "auth@example.com",
+  };
+}
+
+/** The `token` (its hash) a mailed /verify link carries. */
+export const tokenOf = (link: string) => new URL(link).searchParams.get("token") as string;
+
 /** The first run of 6 to 10 digits in the mail's text: the code. */
 export function code(mail: ReceivedMail): string {
   // Addresses and links are left out first: a test address such as `code-12345678@example.com`

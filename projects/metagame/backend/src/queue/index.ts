@@ -66,7 +66,10 @@ export async function createProfileQueue(deps: QueueDeps): Promise<ProfileQueue>
     await boss.createQueue(PROFILE_QUEUE, { name: PROFILE_QUEUE, policy: "standard", ...QUEUE_OPTIONS });
     await ensurePendingRule(deps.db);
   } catch (error) {
-    await boss.stop({ graceful: false }).catch(() => {});
+    // The start-up failure is what the caller sees; a failure to stop after it is only logged.
+    await boss
+      .stop({ graceful: false })
+      .catch((stopError: unknown) => log.warn({ err: stopError }, "pg-boss did not stop cleanly after a failed start"));
     await db.drain();
     throw error;
   }
