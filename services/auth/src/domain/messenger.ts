@@ -15,7 +15,8 @@ export type MessageKind =
   | "phone_change"
   | "reauthentication"
   | "invite"
-  | "recovery";
+  | "recovery"
+  | "magiclink";
 
 export interface OutgoingMessage {
   kind: MessageKind;
@@ -35,10 +36,17 @@ export interface OutgoingMessage {
   newEmail?: string | undefined;
   /** The user's user_metadata (`{{ .Data }}`). */
   data?: Record<string, unknown> | undefined;
+  /** For SMS: the channel the request asked for (`channel` of /otp and /signup); WhatsApp only through Twilio. */
+  via?: "sms" | "whatsapp" | undefined;
+}
+
+/** What a provider reports for a sent message (GoTrue answers an SMS's `message_id`). */
+export interface Delivered {
+  messageId?: string | undefined;
 }
 
 export interface Messenger {
-  send(message: OutgoingMessage): Promise<void>;
+  send(message: OutgoingMessage): Promise<Delivered | undefined>;
 }
 
 export function undeliveredMessenger(logger: Logger): Messenger {
@@ -48,6 +56,7 @@ export function undeliveredMessenger(logger: Logger): Messenger {
         { kind: message.kind, channel: message.channel, userId: message.userId },
         "message delivery is not implemented yet; not sent",
       );
+      return undefined;
     },
   };
 }
@@ -61,6 +70,7 @@ const FAILURE_MESSAGES: Record<MessageKind, string> = {
   reauthentication: "Error sending reauthentication email",
   phone_change: "Error sending phone change sms",
   recovery: "Error sending recovery email",
+  magiclink: "Error sending magic link email",
 };
 
 /**
@@ -72,7 +82,7 @@ export function reportingFailures(inner: Messenger, logger: Logger): Messenger {
   return {
     async send(message) {
       try {
-        await inner.send(message);
+        return await inner.send(message);
       } catch (error) {
         if (error instanceof AuthError) throw error;
         logger.error({ err: error, kind: message.kind, channel: message.channel, userId: message.userId }, "message delivery failed");

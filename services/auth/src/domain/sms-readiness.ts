@@ -27,7 +27,7 @@ export function refusingUnconfiguredSms(sms: SmsConfig, messenger: Messenger): M
   return {
     async send(message) {
       if (message.channel === "sms") throw errors.smsProviderUnavailable();
-      await messenger.send(message);
+      return messenger.send(message);
     },
   };
 }

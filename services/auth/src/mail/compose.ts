@@ -30,6 +30,7 @@ const KINDS: Partial<Record<MessageKind, KindSpec>> = {
   email_change_current: { template: "EMAIL_CHANGE", link: { type: "email_change", path: "emailChange" } },
   reauthentication: { template: "REAUTHENTICATION" },
   recovery: { template: "RECOVERY", link: { type: "recovery", path: "recovery" } },
+  magiclink: { template: "MAGIC_LINK", link: { type: "magiclink", path: "recovery" } },
 };
 
 export class MailComposer {

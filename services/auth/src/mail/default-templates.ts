@@ -4,7 +4,7 @@
  * template written for GoTrue works here and the other way round; the wording is our own.
  */
 
-export type MailTemplateKey = "INVITE" | "CONFIRMATION" | "RECOVERY" | "EMAIL_CHANGE" | "REAUTHENTICATION";
+export type MailTemplateKey = "INVITE" | "CONFIRMATION" | "RECOVERY" | "MAGIC_LINK" | "EMAIL_CHANGE" | "REAUTHENTICATION";
 
 const layout = (title: string, body: string) => `<!doctype html>
 <html>
@@ -38,6 +38,13 @@ ${codeBlock}
 <p><a href="{{ .ConfirmationURL }}">Reset my password</a></p>
 ${codeBlock}
 <p>If you did not ask for this, you can ignore this message; your password stays as it is.</p>`,
+  ),
+  MAGIC_LINK: layout(
+    "Your sign-in link",
+    `<p>Open this link to sign in as {{ .Email }}:</p>
+<p><a href="{{ .ConfirmationURL }}">Sign in</a></p>
+${codeBlock}
+<p>If you did not ask to sign in, you can ignore this message.</p>`,
   ),
   EMAIL_CHANGE: layout(
     "Confirm the change of your email address",

@@ -40,6 +40,7 @@ export function smtpMessenger(settings: SmtpSettings, composer: MailComposer, lo
       const mail = await composer.compose(message);
       const info = await transport.sendMail({ from, to: mail.to, subject: mail.subject, html: mail.html });
       logger.debug({ kind: message.kind, userId: message.userId, messageId: info.messageId }, "email sent");
+      return { messageId: info.messageId };
     },
     close: () => transport.close(),
   };

@@ -74,6 +74,7 @@ export async function startTestServer(
   const recording = {
     async send(message: OutgoingMessage) {
       outbox.push(message);
+      return { messageId: `recorded-${outbox.length}` };
     },
   };
   const instance = await createAuth(config, createLogger({ level: settings.LOG_LEVEL ?? "silent" }), {
