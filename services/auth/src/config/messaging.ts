@@ -3,7 +3,7 @@
  * captchas come in later increments (see the README), so nothing here is required yet.
  */
 import { boolean, custom, type Env, integer, oneOf, readConfig, string } from "@platform/core";
-import { duration, names, optionalEmail, optionalUrl, parseTestOtps } from "./values.js";
+import { duration, names, optionalEmail, optionalUrl, parseInstant, parseTestOtps } from "./values.js";
 
 const MESSAGES = ["INVITE", "CONFIRMATION", "RECOVERY", "MAGIC_LINK", "EMAIL_CHANGE"] as const;
 const NOTIFICATIONS = [
@@ -102,6 +102,8 @@ export function readSms(env: Env) {
     template: string(names("SMS_TEMPLATE"), "Your code is {{ .Code }}"),
     testOtp: custom(names("SMS_TEST_OTP"), parseTestOtps),
   });
+  // GoTrue reads SMS_TEST_OTP_VALID_UNTIL as an RFC 3339 time; after it the test codes stop working.
+  const testOtpValidUntil = readConfig(env, { at: custom(names("SMS_TEST_OTP_VALID_UNTIL"), parseInstant) }).at;
   const credentials: Record<string, string> = {};
   const missingCredentials: string[] = [];
   if (sms.provider) {
@@ -114,7 +116,7 @@ export function readSms(env: Env) {
       else missingCredentials.push(`AUTH_${name}`);
     }
   }
-  return { ...sms, credentials, missingCredentials };
+  return { ...sms, testOtpValidUntil, credentials, missingCredentials };
 }
 
 export function readCaptcha(env: Env, problems: string[]) {

@@ -124,3 +124,11 @@ export function parseTestOtps(raw: string | undefined): Record<string, string> {
   }
   return otps;
 }
+
+/** An RFC 3339 time (`2030-01-01T00:00:00Z`), in epoch milliseconds; undefined when unset. */
+export function parseInstant(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const at = /^\d{4}-\d{2}-\d{2}T/.test(raw) ? Date.parse(raw) : Number.NaN;
+  if (Number.isNaN(at)) throw new Error(`must be an RFC 3339 time such as 2030-01-01T00:00:00Z, got "${raw}"`);
+  return at;
+}

@@ -15,6 +15,7 @@ export interface AuthTables {
   refreshTokens: Table;
   amrClaims: Table;
   oneTimeTokens: Table;
+  flowStates: Table;
   auditLog: Table;
   signingKeys: Table;
   migrations: Table;
@@ -33,6 +34,7 @@ export function authTables(schema: string = DEFAULT_SCHEMA): AuthTables {
     refreshTokens: table("refresh_tokens"),
     amrClaims: table("mfa_amr_claims"),
     oneTimeTokens: table("one_time_tokens"),
+    flowStates: table("flow_state"),
     auditLog: table("audit_log_entries"),
     signingKeys: table("signing_keys"),
     migrations: table("schema_migrations"),

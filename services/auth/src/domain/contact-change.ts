@@ -1,7 +1,7 @@
 /**
  * Email and phone changes requested through PUT /user. They are recorded as pending (the new
  * address in email_change / phone_change, a code for it, and with secure email change a code
- * for the current address too) until /verify confirms them (a later increment). Two cases apply
+ * for the current address too) until /verify confirms them. Two cases apply
  * at once, as in GoTrue: an anonymous user adding an email under MAILER_AUTOCONFIRM, and any
  * phone change under SMS_AUTOCONFIRM.
  */
@@ -14,6 +14,8 @@ import { NOW } from "../db/values.js";
 import type { AuthDeps } from "./context.js";
 import { errors } from "./errors.js";
 import { issueOneTimeToken } from "./one-time-tokens.js";
+import { sendPhoneCode } from "./phone-codes.js";
+import { isPkce, type PkceParams, startFlow } from "./pkce.js";
 import { EMAIL_RESEND_INTERVAL_MS } from "./reauthentication.js";
 import { secondsUntil } from "./time.js";
 
@@ -48,17 +50,28 @@ async function applyConfirmed(q: Queryable, deps: AuthDeps, user: UserRow, provi
   });
 }
 
-export async function changeEmail(q: Queryable, deps: AuthDeps, user: UserRow, email: string): Promise<UserRow> {
+/** Email-change mails: at most once a minute, or per SMTP_MAX_FREQUENCY when that is shorter. */
+export const emailChangeFrequencyMs = (deps: AuthDeps): number => Math.min(deps.config.smtp.maxFrequencyMs, EMAIL_RESEND_INTERVAL_MS);
+
+export interface EmailChangeOptions extends PkceParams {
+  /** Where the confirmation link leads. */
+  redirectTo?: string | undefined;
+}
+
+/**
+ * GoTrue's sendEmailChange: a code for the new address and, with secure email change, one for the
+ * current address, both mailed (`pkce_`-prefixed in a PKCE flow, whose flow_state the caller made).
+ */
+export async function sendEmailChange(q: Queryable, deps: AuthDeps, user: UserRow, email: string, options: EmailChangeOptions) {
   const { config } = deps;
-  if (user.is_anonymous && config.mailer.autoconfirm) return applyConfirmed(q, deps, user, "email", email);
-  const wait = secondsUntil(user.email_change_sent_at, EMAIL_RESEND_INTERVAL_MS);
+  const wait = secondsUntil(user.email_change_sent_at, emailChangeFrequencyMs(deps));
   if (wait > 0) throw errors.emailSendTooSoon(wait);
   const length = config.mailer.otpLength;
-  const next = await issueOneTimeToken(q, deps.tables, { userId: user.id, type: "email_change_token_new", identifier: email, length });
-  const current =
-    config.mailer.secureEmailChangeEnabled && user.email
-      ? await issueOneTimeToken(q, deps.tables, { userId: user.id, type: "email_change_token_current", identifier: user.email, length })
-      : undefined;
+  const pkce = isPkce(options);
+  const issue = (type: "email_change_token_new" | "email_change_token_current", identifier: string) =>
+    issueOneTimeToken(q, deps.tables, { userId: user.id, type, identifier, length, pkce });
+  const next = await issue("email_change_token_new", email);
+  const current = config.mailer.secureEmailChangeEnabled && user.email ? await issue("email_change_token_current", user.email) : undefined;
   const updated = await updateUser(q, deps.tables, user.id, {
     email_change: email,
     email_change_token_new: next.hash,
@@ -66,49 +79,41 @@ export async function changeEmail(q: Queryable, deps: AuthDeps, user: UserRow, e
     email_change_confirm_status: 0,
     email_change_sent_at: NOW,
   });
-  await deps.messenger.send({
-    kind: "email_change_new",
-    channel: "email",
+  const common = {
+    channel: "email" as const,
     userId: user.id,
+    redirectTo: options.redirectTo,
+    newEmail: email,
+    data: user.raw_user_meta_data ?? {},
+  };
+  await deps.messenger.send({
+    ...common,
+    kind: "email_change_new",
     to: email,
     otp: next.otp,
     tokenHash: next.hash,
     email: user.email ?? "",
-    newEmail: email,
-    data: user.raw_user_meta_data ?? {},
   });
   if (current && user.email) {
     await deps.messenger.send({
+      ...common,
       kind: "email_change_current",
-      channel: "email",
-      userId: user.id,
       to: user.email,
       otp: current.otp,
       tokenHash: current.hash,
       email: user.email,
-      newEmail: email,
-      data: user.raw_user_meta_data ?? {},
     });
   }
   return updated;
 }
 
-export async function changePhone(q: Queryable, deps: AuthDeps, user: UserRow, phone: string): Promise<UserRow> {
-  const { config } = deps;
-  if (config.sms.autoconfirm) return applyConfirmed(q, deps, user, "phone", phone);
-  const wait = secondsUntil(user.phone_change_sent_at, config.sms.maxFrequencyMs);
-  if (wait > 0) throw errors.smsSendTooSoon(wait);
-  const token = await issueOneTimeToken(q, deps.tables, {
-    userId: user.id,
-    type: "phone_change_token",
-    identifier: phone,
-    length: config.sms.otpLength,
-  });
-  const updated = await updateUser(q, deps.tables, user.id, {
-    phone_change: phone,
-    phone_change_token: token.hash,
-    phone_change_sent_at: NOW,
-  });
-  await deps.messenger.send({ kind: "phone_change", channel: "sms", userId: user.id, to: phone, otp: token.otp, tokenHash: token.hash });
-  return updated;
+export async function changeEmail(q: Queryable, deps: AuthDeps, user: UserRow, email: string, options: EmailChangeOptions = {}) {
+  if (user.is_anonymous && deps.config.mailer.autoconfirm) return applyConfirmed(q, deps, user, "email", email);
+  await startFlow(q, deps, user.id, "email_change", options);
+  return sendEmailChange(q, deps, user, email, options);
+}
+
+export async function changePhone(q: Queryable, deps: AuthDeps, user: UserRow, phone: string, via: "sms" | "whatsapp" = "sms") {
+  if (deps.config.sms.autoconfirm) return applyConfirmed(q, deps, user, "phone", phone);
+  return (await sendPhoneCode(q, deps, user, { purpose: "phone_change", phone, via })).user;
 }

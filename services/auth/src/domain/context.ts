@@ -5,6 +5,7 @@ import type { AuthTables } from "../db/tables.js";
 import type { KeyRing } from "./keys.js";
 import type { Messenger } from "./messenger.js";
 import type { PasswordHasher } from "./passwords.js";
+import type { UniformTiming } from "./uniform-timing.js";
 
 export interface AuthDeps {
   db: Database;
@@ -13,6 +14,8 @@ export interface AuthDeps {
   keys: KeyRing;
   passwords: PasswordHasher;
   messenger: Messenger;
+  /** Holds back answers that must not reveal whether an address has an account. */
+  timing: UniformTiming;
   logger: Logger;
 }
 

@@ -31,8 +31,8 @@ export const errors = {
   signupDisabled: () => make(422, "signup_disabled", "Signups not allowed for this instance"),
   emailSignupsDisabled: () => make(400, "email_provider_disabled", "Email signups are disabled"),
   phoneSignupsDisabled: () => make(400, "phone_provider_disabled", "Phone signups are disabled"),
-  emailLoginsDisabled: () => make(422, "email_provider_disabled", "Email logins are disabled"),
-  phoneLoginsDisabled: () => make(422, "phone_provider_disabled", "Phone logins are disabled"),
+  emailLoginsDisabled: (status: 400 | 422 = 422) => make(status, "email_provider_disabled", "Email logins are disabled"),
+  phoneLoginsDisabled: (status: 400 | 422 = 422) => make(status, "phone_provider_disabled", "Phone logins are disabled"),
   anonymousDisabled: () => make(422, "anonymous_provider_disabled", "Anonymous sign-ins are disabled"),
   /** GoTrue's README documents 400 for a duplicate sign-up with autoconfirm (we keep it for phone); GoTrue uses 422 for email. */
   userAlreadyExists: (status: 400 | 422) => make(status, "user_already_exists", "User already registered"),
@@ -109,4 +109,13 @@ export const errors = {
   invalidEmailVerificationType: () => make(400, "validation_failed", "Invalid email verification type"),
   emailLinkInvalid: () => make(403, "otp_expired", "Email link is invalid or has expired"),
   otpInvalid: () => make(403, "otp_expired", "Token has expired or is invalid"),
+
+  // PKCE and /otp (GoTrue's internal/api/pkce.go, token.go, otp.go, magic_link.go, resend.go).
+  flowStateNotFound: (message: string) => make(400, "flow_state_not_found", message),
+  flowStateMissing: () => make(404, "flow_state_not_found", "invalid flow state, no valid flow state found"),
+  flowStateExpired: () => make(422, "flow_state_expired", "invalid flow state, flow state has expired"),
+  badCodeVerifier: () => make(400, "bad_code_verifier", "code challenge does not match previously saved code verifier"),
+  otpSignupsDisabled: () => make(422, "otp_disabled", "Signups not allowed for otp"),
+  magicLinkDisabled: () => make(422, "email_provider_disabled", "Login with magic link is disabled"),
+  phoneProviderDisabled: () => make(400, "phone_provider_disabled", "Unsupported phone provider"),
 };

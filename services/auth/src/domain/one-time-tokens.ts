@@ -18,14 +18,19 @@ export function tokenHash(identifier: string, otp: string): string {
     .digest("hex");
 }
 
-/** Creates a code for `identifier`, records its hash under `type`, and returns both. */
+/**
+ * Creates a code for `identifier` (or takes the given one: a configured test OTP), records its
+ * hash under `type`, and returns both. In a PKCE flow the stored hash is `pkce_`-prefixed, and
+ * that prefixed form is what a link carries.
+ */
 export async function issueOneTimeToken(
   q: Queryable,
   tables: AuthTables,
-  token: { userId: string; type: OneTimeTokenType; identifier: string; length: number },
+  token: { userId: string; type: OneTimeTokenType; identifier: string; length: number; pkce?: boolean; otp?: string },
 ): Promise<{ otp: string; hash: string }> {
-  const otp = generateOtp(token.length);
-  const hash = tokenHash(token.identifier, otp);
+  const otp = token.otp ?? generateOtp(token.length);
+  const plain = tokenHash(token.identifier, otp);
+  const hash = token.pkce ? `pkce_${plain}` : plain;
   await saveOneTimeToken(q, tables, { userId: token.userId, type: token.type, tokenHash: hash, relatesTo: token.identifier });
   return { otp, hash };
 }

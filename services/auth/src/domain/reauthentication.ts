@@ -12,6 +12,7 @@ import { audit } from "./audit.js";
 import type { AuthDeps, RequestMeta } from "./context.js";
 import { errors } from "./errors.js";
 import { issueOneTimeToken, tokenHash } from "./one-time-tokens.js";
+import { sendPhoneCode } from "./phone-codes.js";
 import { millis, secondsUntil } from "./time.js";
 
 /** Minimum time between two nonces for one user by email (SMS uses SMS_MAX_FREQUENCY). */
@@ -27,18 +28,26 @@ export async function requestReauthentication(deps: AuthDeps, meta: RequestMeta,
   const byEmail = email !== "";
   await deps.db.transaction(async (tx) => {
     const current = (await findUserById(tx, deps.tables, user.id, { lock: true })) ?? user;
-    const wait = secondsUntil(current.reauthentication_sent_at, byEmail ? EMAIL_RESEND_INTERVAL_MS : config.sms.maxFrequencyMs);
-    if (wait > 0) throw byEmail ? errors.emailSendTooSoon(wait) : errors.smsSendTooSoon(wait);
-    const identifier = byEmail ? email : phone;
-    const length = byEmail ? config.mailer.otpLength : config.sms.otpLength;
-    const { otp, hash } = await issueOneTimeToken(tx, deps.tables, { userId: user.id, type: "reauthentication_token", identifier, length });
-    await updateUser(tx, deps.tables, user.id, { reauthentication_token: hash, reauthentication_sent_at: NOW });
     await audit(tx, deps, meta, user, "user_reauthenticate_requested");
+    if (!byEmail) {
+      await sendPhoneCode(tx, deps, current, { purpose: "reauthentication", phone });
+      return;
+    }
+    const wait = secondsUntil(current.reauthentication_sent_at, EMAIL_RESEND_INTERVAL_MS);
+    if (wait > 0) throw errors.emailSendTooSoon(wait);
+    const length = config.mailer.otpLength;
+    const { otp, hash } = await issueOneTimeToken(tx, deps.tables, {
+      userId: user.id,
+      type: "reauthentication_token",
+      identifier: email,
+      length,
+    });
+    await updateUser(tx, deps.tables, user.id, { reauthentication_token: hash, reauthentication_sent_at: NOW });
     await deps.messenger.send({
       kind: "reauthentication",
-      channel: byEmail ? "email" : "sms",
+      channel: "email",
       userId: user.id,
-      to: identifier,
+      to: email,
       otp,
       tokenHash: hash,
       email,

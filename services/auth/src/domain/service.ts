@@ -15,15 +15,19 @@ import { errors } from "./errors.js";
 import { KeyRing } from "./keys.js";
 import { logout, parseLogoutScope } from "./logout.js";
 import { type Messenger, reportingFailures, undeliveredMessenger } from "./messenger.js";
+import { type MagicLinkInput, magicLink, type OtpAnswer, type OtpInput, otp } from "./otp.js";
 import { type PasswordGrantInput, passwordGrant } from "./password-grant.js";
 import { PasswordHasher } from "./passwords.js";
+import { pkceGrant } from "./pkce.js";
 import { requestReauthentication } from "./reauthentication.js";
 import { type RecoverInput, recover } from "./recover.js";
 import { refreshTokenGrant } from "./refresh.js";
+import { type ResendInput, resend } from "./resend.js";
 import type { TokenResponse } from "./sessions.js";
 import { health, settings } from "./settings.js";
 import { type SignupInput, type SignupResult, signup } from "./signup.js";
 import { refusingUnconfiguredSms } from "./sms-readiness.js";
+import { UniformTiming } from "./uniform-timing.js";
 import { type UserJson, userJson } from "./user-json.js";
 import { type UserUpdateInput, updateCurrentUser } from "./user-update.js";
 
@@ -51,6 +55,7 @@ export class AuthService {
       keys,
       passwords: new PasswordHasher(config.security.passwordHashCost, config.security.passwordHashConcurrency, options.meter),
       messenger: reportingFailures(refusingUnconfiguredSms(config.sms, options.messenger ?? undeliveredMessenger(logger)), logger),
+      timing: new UniformTiming(),
       logger,
     });
   }
@@ -82,14 +87,34 @@ export class AuthService {
     return recover(this.deps, meta, input, redirectTo);
   }
 
+  /** POST /otp: an emailed magic link or an SMS code; `redirectTo` is already validated. */
+  otp(meta: RequestMeta, input: OtpInput, redirectTo: string): Promise<OtpAnswer> {
+    return otp(this.deps, meta, input, redirectTo);
+  }
+
+  /** POST /magiclink. */
+  magicLink(meta: RequestMeta, input: MagicLinkInput, redirectTo: string): Promise<OtpAnswer> {
+    return magicLink(this.deps, meta, input, redirectTo);
+  }
+
+  /** POST /resend. */
+  resend(meta: RequestMeta, input: ResendInput, redirectTo: string): Promise<OtpAnswer> {
+    return resend(this.deps, meta, input, redirectTo);
+  }
+
   /** POST /token?grant_type=... */
   token(
     meta: RequestMeta,
     grantType: string | undefined,
-    input: PasswordGrantInput & { refreshToken?: string | undefined },
+    input: PasswordGrantInput & {
+      refreshToken?: string | undefined;
+      authCode?: string | undefined;
+      codeVerifier?: string | undefined;
+    },
   ): Promise<TokenResponse> {
     if (grantType === "password") return passwordGrant(this.deps, meta, input);
     if (grantType === "refresh_token") return refreshTokenGrant(this.deps, meta, input.refreshToken);
+    if (grantType === "pkce") return pkceGrant(this.deps, meta, input);
     throw errors.unsupportedGrantType();
   }
 

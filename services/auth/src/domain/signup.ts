@@ -9,15 +9,17 @@ import { randomUUID } from "node:crypto";
 import type { Queryable } from "@platform/core";
 import { isUniqueViolation } from "../db/errors.js";
 import { insertIdentity } from "../db/identities.js";
-import type { UserRow } from "../db/rows.js";
-import { findUserByEmail, findUserByPhone, insertUser, updateUser } from "../db/users.js";
-import { NOW } from "../db/values.js";
+import type { IdentityRow, UserRow } from "../db/rows.js";
+import { findUserByEmail, findUserById, findUserByPhone, insertUser } from "../db/users.js";
+import { confirmEmail, confirmPhone } from "./account-changes.js";
 import { audit } from "./audit.js";
 import type { AuthDeps, RequestMeta } from "./context.js";
+import { sendEmailCode } from "./email-codes.js";
 import { errors } from "./errors.js";
 import { normalizeEmail, normalizePhone } from "./identifiers.js";
-import { issueOneTimeToken } from "./one-time-tokens.js";
 import { checkNewPassword } from "./passwords.js";
+import { sendPhoneCode } from "./phone-codes.js";
+import { checkPkceParams, isPkce, type PkceParams, startFlow } from "./pkce.js";
 import { startSession, type TokenResponse } from "./sessions.js";
 import { nowIso, secondsUntil } from "./time.js";
 import { type UserJson, userJson } from "./user-json.js";
@@ -30,13 +32,13 @@ export interface SignupInput {
   channel?: string | undefined;
   codeChallenge?: string | undefined;
   codeChallengeMethod?: string | undefined;
+  /** Where the confirmation link leads (already checked against the allow list). */
+  redirectTo?: string | undefined;
 }
 
 export type SignupResult = { session: TokenResponse } | { user: UserJson };
 
 type Provider = "email" | "phone";
-
-const CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
 
 function validate(deps: AuthDeps, input: SignupInput): void {
   if (!input.password) throw errors.validation("Signup requires a valid password");
@@ -56,19 +58,6 @@ function validate(deps: AuthDeps, input: SignupInput): void {
     if (input.codeChallenge) throw errors.validation("PKCE not supported for phone signups");
   }
   checkPkceParams(input);
-}
-
-/** GoTrue's validatePKCEParams: both or neither of code_challenge and code_challenge_method, each well-formed. */
-export function checkPkceParams(input: { codeChallenge?: string | undefined; codeChallengeMethod?: string | undefined }): void {
-  if (input.codeChallenge || input.codeChallengeMethod) {
-    if (!input.codeChallenge || !input.codeChallengeMethod) {
-      throw errors.validation("PKCE flow requires code_challenge_method and code_challenge");
-    }
-    if (!["s256", "plain"].includes(input.codeChallengeMethod.toLowerCase())) {
-      throw errors.validation(`code challenge method not supported: ${input.codeChallengeMethod}`);
-    }
-    if (!CHALLENGE.test(input.codeChallenge)) throw errors.validation("code challenge has to be between 43 and 128 characters");
-  }
 }
 
 /** The identity data GoTrue records for an email or phone identity: sub, email, the verified flags, then the sign-up data. */
@@ -100,24 +89,29 @@ function fakeUser(provider: Provider, address: string, data: Record<string, unkn
   };
 }
 
-/** Issues a confirmation code and hands it to the messenger (inside the caller's transaction: a failed send undoes it). */
-async function requestConfirmation(q: Queryable, deps: AuthDeps, user: UserRow, provider: Provider): Promise<UserRow> {
-  const identifier = provider === "email" ? (user.email as string) : (user.phone as string);
-  const length = provider === "email" ? deps.config.mailer.otpLength : deps.config.sms.otpLength;
-  const { otp, hash } = await issueOneTimeToken(q, deps.tables, { userId: user.id, type: "confirmation_token", identifier, length });
-  const updated = await updateUser(q, deps.tables, user.id, { confirmation_token: hash, confirmation_sent_at: NOW });
-  const channel = provider === "email" ? "email" : "sms";
-  await deps.messenger.send({
-    kind: "confirmation",
-    channel,
-    userId: user.id,
-    to: identifier,
-    otp,
-    tokenHash: hash,
-    email: user.email ?? "",
-    data: user.raw_user_meta_data ?? {},
-  });
-  return updated;
+/** How a confirmation goes out: the PKCE challenge (email only), the link's target, the SMS channel. */
+interface ConfirmationRequest extends PkceParams {
+  redirectTo?: string | undefined;
+  channel?: string | undefined;
+}
+
+/**
+ * Issues a confirmation code and hands it to the messenger (inside the caller's transaction: a
+ * failed send undoes it). An email confirmation in a PKCE flow starts the flow first.
+ */
+async function requestConfirmation(
+  q: Queryable,
+  deps: AuthDeps,
+  user: UserRow,
+  provider: Provider,
+  request: ConfirmationRequest,
+): Promise<UserRow> {
+  if (provider === "phone") {
+    const via = request.channel === "whatsapp" ? "whatsapp" : "sms";
+    return (await sendPhoneCode(q, deps, user, { purpose: "confirmation", phone: user.phone as string, via })).user;
+  }
+  await startFlow(q, deps, user.id, "email/signup", request);
+  return sendEmailCode(q, deps, user, "confirmation", { pkce: isPkce(request), redirectTo: request.redirectTo });
 }
 
 async function repeatedSignup(
@@ -136,7 +130,9 @@ async function repeatedSignup(
     await audit(tx, deps, meta, existing, "user_repeated_signup", { provider });
     // An unconfirmed account gets its confirmation again, unless one went out recently; the
     // answer is the same fake user either way.
-    if (!confirmed && secondsUntil(existing.confirmation_sent_at, frequency) === 0) await requestConfirmation(tx, deps, existing, provider);
+    if (!confirmed && secondsUntil(existing.confirmation_sent_at, frequency) === 0) {
+      await requestConfirmation(tx, deps, existing, provider, input);
+    }
   });
   return fakeUser(provider, address, input.data ?? {}, meta.audience ?? config.jwt.aud);
 }
@@ -164,7 +160,7 @@ export async function signup(deps: AuthDeps, meta: RequestMeta, input: SignupInp
   const id = randomUUID();
   const data = identityData(id, provider === "email" ? address : null, input.data ?? {}, autoconfirm, provider);
   try {
-    return await createUser(deps, meta, { id, provider, address, autoconfirm, encryptedPassword, data });
+    return await createUser(deps, meta, { id, provider, address, autoconfirm, encryptedPassword, data, request: input });
   } catch (error) {
     // Another sign-up for the same address won the race; answer as for any repeated sign-up.
     if (!isUniqueViolation(error)) throw error;
@@ -179,14 +175,23 @@ interface NewAccount {
   provider: Provider;
   address: string;
   autoconfirm: boolean;
-  encryptedPassword: string;
+  encryptedPassword: string | null;
   data: Record<string, unknown>;
+  request: ConfirmationRequest;
+  /** A confirmed account starts a session (POST /signup); /otp and /magiclink send their code instead. */
+  session: boolean;
 }
 
-function createUser(deps: AuthDeps, meta: RequestMeta, account: NewAccount): Promise<SignupResult> {
+interface Created {
+  user: UserRow;
+  identity: IdentityRow;
+  session?: TokenResponse | undefined;
+}
+
+function createAccount(deps: AuthDeps, meta: RequestMeta, account: NewAccount): Promise<Created> {
   const { config, tables } = deps;
-  const { id, provider, address, autoconfirm, encryptedPassword, data } = account;
-  return deps.db.transaction(async (tx): Promise<SignupResult> => {
+  const { id, provider, address, autoconfirm, encryptedPassword, data, request } = account;
+  return deps.db.transaction(async (tx): Promise<Created> => {
     let user = await insertUser(tx, tables, {
       id,
       aud: meta.audience ?? config.jwt.aud,
@@ -203,11 +208,74 @@ function createUser(deps: AuthDeps, meta: RequestMeta, account: NewAccount): Pro
     const identity = await insertIdentity(tx, tables, { userId: id, provider, providerId: id, identityData: data });
     if (autoconfirm) {
       await audit(tx, deps, meta, user, "user_signedup", { provider });
+      if (!account.session) return { user, identity };
       await audit(tx, deps, meta, user, "login", { provider });
-      return { session: await startSession(tx, deps, meta, user, "password") };
+      return { user, identity, session: await startSession(tx, deps, meta, user, "password") };
     }
     await audit(tx, deps, meta, user, "user_confirmation_requested", { provider });
-    user = await requestConfirmation(tx, deps, user, provider);
-    return { user: userJson(user, [identity]) };
+    user = await requestConfirmation(tx, deps, user, provider, request);
+    return { user, identity };
+  });
+}
+
+async function createUser(deps: AuthDeps, meta: RequestMeta, account: Omit<NewAccount, "session">): Promise<SignupResult> {
+  const created = await createAccount(deps, meta, { ...account, session: true });
+  return created.session ? { session: created.session } : { user: userJson(created.user, [created.identity]) };
+}
+
+export interface OtpSignup extends ConfirmationRequest {
+  provider: Provider;
+  /** The normalised email address or phone number. */
+  address: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * The sign-up /otp and /magiclink make for an address without a confirmed account (GoTrue runs
+ * its Signup with a random password): with autoconfirm the account is confirmed at once and
+ * answered, so the caller sends its code; otherwise a confirmation (which works as the sign-in
+ * link or code) is sent and undefined answered. The account gets no password at all, which signs
+ * in exactly as a random one nobody knows would, without the cost of hashing one.
+ */
+export async function signupForOtp(deps: AuthDeps, meta: RequestMeta, input: OtpSignup): Promise<UserRow | undefined> {
+  const { config, db, tables } = deps;
+  if (config.disableSignup) throw errors.signupDisabled();
+  const { provider, address } = input;
+  const autoconfirm = provider === "email" ? config.mailer.autoconfirm : config.sms.autoconfirm;
+  const find = () => (provider === "email" ? findUserByEmail(db, tables, address) : findUserByPhone(db, tables, address));
+  let existing = await find();
+  if (!existing) {
+    const id = randomUUID();
+    const data = identityData(id, provider === "email" ? address : null, input.data, autoconfirm, provider);
+    try {
+      const created = await createAccount(deps, meta, {
+        id,
+        provider,
+        address,
+        autoconfirm,
+        encryptedPassword: null,
+        data,
+        request: input,
+        session: false,
+      });
+      return autoconfirm ? created.user : undefined;
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      existing = await find();
+      if (!existing) throw error;
+    }
+  }
+  const found = existing;
+  const confirmed = provider === "email" ? found.email_confirmed_at : found.phone_confirmed_at;
+  if (confirmed) return found;
+  const frequency = provider === "email" ? config.smtp.maxFrequencyMs : config.sms.maxFrequencyMs;
+  return db.transaction(async (tx) => {
+    const user = (await findUserById(tx, tables, found.id, { lock: true })) ?? found;
+    if (autoconfirm) return provider === "email" ? confirmEmail(tx, deps, user) : confirmPhone(tx, deps, user);
+    // Sent too recently: the earlier confirmation still works; nothing is sent and nothing said.
+    if (secondsUntil(user.confirmation_sent_at, frequency) > 0) return undefined;
+    await audit(tx, deps, meta, user, "user_confirmation_requested", { provider });
+    await requestConfirmation(tx, deps, user, provider, input);
+    return undefined;
   });
 }

@@ -15,7 +15,9 @@ import type { AuthDeps, RequestMeta } from "./context.js";
 import { type Authenticated, isAdminUser } from "./current-user.js";
 import { errors } from "./errors.js";
 import { normalizeEmail, normalizePhone } from "./identifiers.js";
+import { checkChannel } from "./otp.js";
 import { checkNewPassword } from "./passwords.js";
+import { checkPkceParams } from "./pkce.js";
 import { consumeNonce } from "./reauthentication.js";
 import { millis } from "./time.js";
 import { type UserJson, userJson } from "./user-json.js";
@@ -29,6 +31,10 @@ export interface UserUpdateInput {
   data?: Record<string, unknown> | undefined;
   appMetadata?: Record<string, unknown> | undefined;
   channel?: string | undefined;
+  codeChallenge?: string | undefined;
+  codeChallengeMethod?: string | undefined;
+  /** Where an email-change link leads (already checked against the allow list). */
+  redirectTo?: string | undefined;
 }
 
 /** Merges `updates` into `base`; null removes a key (GoTrue's metadata update). */
@@ -101,11 +107,8 @@ export async function updateCurrentUser(deps: AuthDeps, meta: RequestMeta, auth:
   const { user } = auth;
   const email = input.email ? normalizeEmail(input.email) : undefined;
   const phone = input.phone ? normalizePhone(input.phone) : undefined;
-  if (phone && input.channel && input.channel !== "sms" && input.channel !== "whatsapp") {
-    throw errors.validation(
-      "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider.",
-    );
-  }
+  const via = phone ? checkChannel(deps, input.channel || "sms") : "sms";
+  checkPkceParams(input);
   if (input.appMetadata !== undefined && !isAdminUser(deps, user)) throw errors.appMetadataNotAllowed();
   if (user.is_anonymous && input.password && !email && !phone) throw errors.anonymousPasswordWithoutIdentifier();
   const newEmail = email !== undefined && email !== (user.email ?? "") ? email : undefined;
@@ -126,8 +129,8 @@ export async function updateCurrentUser(deps: AuthDeps, meta: RequestMeta, auth:
         raw_app_meta_data: mergeMetadata(current.raw_app_meta_data ?? {}, input.appMetadata),
       });
     }
-    if (newEmail) current = await changeEmail(tx, deps, current, newEmail);
-    if (newPhone) current = await changePhone(tx, deps, current, newPhone);
+    if (newEmail) current = await changeEmail(tx, deps, current, newEmail, input);
+    if (newPhone) current = await changePhone(tx, deps, current, newPhone, via);
     await audit(tx, deps, meta, current, "user_modified");
     return userJson(current, await identitiesOfUser(tx, deps.tables, user.id));
   });

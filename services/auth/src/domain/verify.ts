@@ -27,6 +27,8 @@ import type { AuthDeps, RequestMeta } from "./context.js";
 import { AuthError, errors } from "./errors.js";
 import { normalizeEmail, normalizePhone } from "./identifiers.js";
 import { tokenHash } from "./one-time-tokens.js";
+import { testOtpFor } from "./phone-codes.js";
+import { flowMethodOfType, issueAuthCode, PKCE_PREFIX } from "./pkce.js";
 import { type AuthMethod, startSession, type TokenResponse } from "./sessions.js";
 import { millis } from "./time.js";
 import { encodeValues } from "./url-encoding.js";
@@ -163,7 +165,7 @@ async function checkCode(q: Queryable, deps: AuthDeps, meta: RequestMeta, type: 
       break;
     case "sms":
     case "phone_change": {
-      const testOtp = config.sms.testOtp[phone as string];
+      const testOtp = testOtpFor(deps, phone as string);
       if (testOtp !== undefined && sameHash(testOtp, input.token)) {
         valid = true;
         break;
@@ -303,7 +305,8 @@ async function applyPhone(q: Queryable, deps: AuthDeps, meta: RequestMeta, user:
 /** The amr method of a verified session: `recovery` for a recovery link (so it may set a new password), else `otp`. */
 const methodOf = (type: VerifyType): AuthMethod => (type === "recovery" ? "recovery" : "otp");
 
-async function complete(q: Queryable, deps: AuthDeps, meta: RequestMeta, checked: Checked): Promise<VerifyResult> {
+/** Applies a checked code: the verified user, or undefined after the first half of a secure email change. */
+async function apply(q: Queryable, deps: AuthDeps, meta: RequestMeta, checked: Checked): Promise<UserRow | undefined> {
   const { type } = checked;
   let user: UserRow | undefined;
   switch (type) {
@@ -317,7 +320,7 @@ async function complete(q: Queryable, deps: AuthDeps, meta: RequestMeta, checked
       break;
     case "email_change":
       user = await applyEmailChange(q, deps, meta, checked.user, checked.hash);
-      if (!user) return { kind: "half", message: SINGLE_CONFIRMATION_ACCEPTED };
+      if (!user) return undefined;
       break;
     case "sms":
     case "phone_change":
@@ -326,8 +329,13 @@ async function complete(q: Queryable, deps: AuthDeps, meta: RequestMeta, checked
     default:
       throw errors.validation("Unsupported verification type");
   }
-  user = await refreshProviders(q, deps, user);
-  return { kind: "session", type, session: await startSession(q, deps, meta, user, methodOf(type)) };
+  return refreshProviders(q, deps, user);
+}
+
+async function complete(q: Queryable, deps: AuthDeps, meta: RequestMeta, checked: Checked): Promise<VerifyResult> {
+  const user = await apply(q, deps, meta, checked);
+  if (!user) return { kind: "half", message: SINGLE_CONFIRMATION_ACCEPTED };
+  return { kind: "session", type: checked.type, session: await startSession(q, deps, meta, user, methodOf(checked.type)) };
 }
 
 export async function verifyPost(deps: AuthDeps, meta: RequestMeta, input: VerifyInput): Promise<VerifyResult> {
@@ -350,18 +358,35 @@ const OAUTH_ERRORS: Record<number, string> = {
   503: "temporarily_unavailable",
 };
 
-/** GoTrue's prepErrorRedirectURL: error, error_code and error_description in the fragment. */
-export function errorRedirect(redirectTo: string, error: AuthError): string {
-  const values: [string, string][] = [];
-  const oauth = OAUTH_ERRORS[error.status];
-  if (oauth) values.push(["error", oauth]);
-  values.push(["error_code", error.code], ["error_description", error.message], ["sb", ""]);
-  return `${redirectTo.split("#")[0]}#${encodeValues(values)}`;
+/** `url` with `values` set in its query (replacing any of the same name), keeping the rest of it. */
+function withQuery(url: string, values: [string, string][]): string {
+  const [base = "", fragment] = url.split("#", 2);
+  const at = base.indexOf("?");
+  const params = new URLSearchParams(at === -1 ? "" : base.slice(at + 1));
+  for (const [key, value] of values) params.set(key, value);
+  const path = at === -1 ? base : base.slice(0, at);
+  return `${path}?${params.toString()}${fragment === undefined ? "" : `#${fragment}`}`;
 }
 
 /**
+ * GoTrue's prepErrorRedirectURL: error, error_code and error_description in the fragment, and in
+ * a PKCE flow in the query too (where a server-side callback can read them).
+ */
+export function errorRedirect(redirectTo: string, error: AuthError, pkce = false): string {
+  const values: [string, string][] = [];
+  const oauth = OAUTH_ERRORS[error.status];
+  if (oauth) values.push(["error", oauth]);
+  values.push(["error_code", error.code], ["error_description", error.message]);
+  const target = pkce ? withQuery(redirectTo, values) : redirectTo;
+  return `${target.split("#")[0]}#${encodeValues([...values, ["sb", ""]])}`;
+}
+
+type GetOutcome = { kind: "half" } | { kind: "code"; code: string } | { kind: "session"; session: TokenResponse; type: string };
+
+/**
  * GET /verify?token=<hash>&type=...&redirect_to=...: the token is the link's hash. Answers the
- * URL to redirect to (303): the session in the fragment with `type`, or the error there.
+ * URL to redirect to (303): the session in the fragment with `type`, or, for a `pkce_` token, the
+ * flow's auth code as `?code=` (exchanged at POST /token?grant_type=pkce); errors go in the fragment.
  */
 export async function verifyGet(
   deps: AuthDeps,
@@ -373,17 +398,26 @@ export async function verifyGet(
   if (type === "") throw errors.validation("Verify requires a verification type");
   if (!input.token) throw errors.validation("Verify requires a token or a token hash");
   const hash = input.token;
+  const pkce = hash.startsWith(PKCE_PREFIX);
+  const method = pkce ? flowMethodOfType(type) : undefined;
+  if (pkce && !method) throw errors.validation(`unsupported authentication method "${type}"`);
   try {
-    const result = await deps.db.transaction(async (tx) => {
-      return complete(tx, deps, meta, await checkTokenHash(tx, deps, type, hash));
+    const outcome = await deps.db.transaction(async (tx): Promise<GetOutcome> => {
+      const checked = await checkTokenHash(tx, deps, type, hash);
+      const user = await apply(tx, deps, meta, checked);
+      if (!user) return { kind: "half" };
+      if (method) return { kind: "code", code: await issueAuthCode(tx, deps, user.id, method) };
+      return { kind: "session", session: await startSession(tx, deps, meta, user, methodOf(checked.type)), type: checked.type };
     });
-    if (result.kind === "half") {
-      return `${redirectTo.split("#")[0]}#${encodeValues([
-        ["message", result.message],
+    if (outcome.kind === "half") {
+      const target = pkce ? withQuery(redirectTo, [["message", SINGLE_CONFIRMATION_ACCEPTED]]) : redirectTo;
+      return `${target.split("#")[0]}#${encodeValues([
+        ["message", SINGLE_CONFIRMATION_ACCEPTED],
         ["sb", ""],
       ])}`;
     }
-    const { session } = result;
+    if (outcome.kind === "code") return withQuery(redirectTo, [["code", outcome.code]]);
+    const { session } = outcome;
     const fragment = encodeValues([
       ["access_token", session.access_token],
       ["token_type", session.token_type],
@@ -391,11 +425,11 @@ export async function verifyGet(
       ["expires_at", String(session.expires_at)],
       ["refresh_token", session.refresh_token],
       ["sb", ""],
-      ["type", result.type],
+      ["type", outcome.type],
     ]);
     return `${redirectTo}#${fragment}`;
   } catch (error) {
-    if (error instanceof AuthError) return errorRedirect(redirectTo, error);
+    if (error instanceof AuthError) return errorRedirect(redirectTo, error, pkce);
     throw error;
   }
 }

@@ -6,7 +6,18 @@ import type { AuthService } from "../domain/service.js";
 import { redirectHints } from "./admin-routes.js";
 import type { Limiter } from "./rate-limit.js";
 import { requestMeta, trustedClientKey } from "./request-meta.js";
-import { field, logoutQuery, recoverBody, signupBody, tokenBody, tokenQuery, userUpdateBody } from "./schemas.js";
+import {
+  field,
+  logoutQuery,
+  magicLinkBody,
+  otpBody,
+  recoverBody,
+  resendBody,
+  signupBody,
+  tokenBody,
+  tokenQuery,
+  userUpdateBody,
+} from "./schemas.js";
 
 type Body = Record<string, unknown>;
 type Text = string | null | undefined;
@@ -25,9 +36,17 @@ export function registerRoutes(app: FastifyInstance, service: AuthService, token
     return service.jwks();
   });
 
+  /** The request's redirect target (redirect_to query or header, Referer), checked against the allow list. */
+  const redirectTo = (request: FastifyRequest) => {
+    const hints = redirectHints(request);
+    return referrer(service.config, hints.redirectTo, hints.referer);
+  };
+  const pkce = (body: Body) => ({ codeChallenge: str(body.code_challenge), codeChallengeMethod: str(body.code_challenge_method) });
+
   app.post("/signup", { schema: { body: signupBody } }, async (request) => {
     const body = request.body as Body;
     const result = await service.signup(meta(request), {
+      redirectTo: redirectTo(request),
       email: str(body.email),
       phone: str(body.phone),
       password: str(body.password),
@@ -41,12 +60,31 @@ export function registerRoutes(app: FastifyInstance, service: AuthService, token
 
   app.post("/recover", { schema: { body: recoverBody } }, async (request) => {
     const body = request.body as Body;
-    const hints = redirectHints(request);
-    return service.recover(
-      meta(request),
-      { email: str(body.email), codeChallenge: str(body.code_challenge), codeChallengeMethod: str(body.code_challenge_method) },
-      referrer(service.config, hints.redirectTo, hints.referer),
-    );
+    return service.recover(meta(request), { email: str(body.email), ...pkce(body) }, redirectTo(request));
+  });
+
+  app.post("/otp", { schema: { body: otpBody } }, async (request) => {
+    const body = request.body as Body;
+    const input = {
+      email: str(body.email),
+      phone: str(body.phone),
+      createUser: field(body.create_user as boolean | null | undefined),
+      data: obj(body.data),
+      channel: str(body.channel),
+      ...pkce(body),
+    };
+    return service.otp(meta(request), input, redirectTo(request));
+  });
+
+  app.post("/magiclink", { schema: { body: magicLinkBody } }, async (request) => {
+    const body = request.body as Body;
+    return service.magicLink(meta(request), { email: str(body.email), data: obj(body.data), ...pkce(body) }, redirectTo(request));
+  });
+
+  app.post("/resend", { schema: { body: resendBody } }, async (request) => {
+    const body = request.body as Body;
+    const input = { type: str(body.type), email: str(body.email), phone: str(body.phone), ...pkce(body) };
+    return service.resend(meta(request), input, redirectTo(request));
   });
 
   app.post("/token", { schema: { body: tokenBody, querystring: tokenQuery } }, async (request) => {
@@ -59,6 +97,8 @@ export function registerRoutes(app: FastifyInstance, service: AuthService, token
       phone: str(body.phone),
       password: str(body.password),
       refreshToken: str(body.refresh_token),
+      authCode: str(body.auth_code),
+      codeVerifier: str(body.code_verifier),
     });
   });
 
@@ -75,6 +115,8 @@ export function registerRoutes(app: FastifyInstance, service: AuthService, token
       data: obj(body.data),
       appMetadata: obj(body.app_metadata),
       channel: str(body.channel),
+      ...pkce(body),
+      redirectTo: redirectTo(request),
     });
   });
 

@@ -21,7 +21,30 @@ export const signupBody = body({
 
 export const recoverBody = body({ email: text, code_challenge: text, code_challenge_method: text });
 
-export const tokenBody = body({ email: text, phone: text, password: text, refresh_token: text });
+const flag = { type: ["boolean", "null"] } as const;
+
+export const otpBody = body({
+  email: text,
+  phone: text,
+  create_user: flag,
+  data: object,
+  channel: text,
+  code_challenge: text,
+  code_challenge_method: text,
+});
+
+export const magicLinkBody = body({ email: text, data: object, code_challenge: text, code_challenge_method: text });
+
+export const resendBody = body({ type: text, email: text, phone: text, code_challenge: text, code_challenge_method: text });
+
+export const tokenBody = body({
+  email: text,
+  phone: text,
+  password: text,
+  refresh_token: text,
+  auth_code: text,
+  code_verifier: text,
+});
 
 export const tokenQuery = { type: "object", properties: { grant_type: { type: "string" } } } as const;
 
