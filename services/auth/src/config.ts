@@ -17,13 +17,15 @@ import {
   names,
   parseAttributes,
   parseNamespace,
-  parseRate,
   parseRequiredCharacters,
+  type Rate,
+  rate,
   requiredUrl,
 } from "./config/values.js";
 
 export { type ConfiguredKey, SIGNING_ALGORITHMS, type SigningAlgorithm } from "./config/jwt-keys.js";
 export { PROVIDERS, type ProviderName } from "./config/providers.js";
+export type { Rate } from "./config/values.js";
 
 /** GoTrue's levels (panic..debug) plus pino's own; panic maps to fatal. */
 const LOG_LEVELS = ["panic", "fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -79,13 +81,22 @@ function readTopLevel(env: Env) {
   });
 }
 
+/** GoTrue's default for RATE_LIMIT_EMAIL_SENT and RATE_LIMIT_SMS_SENT (internal/conf/configuration.go): 30, i.e. 30 per hour. */
+const DEFAULT_SEND_RATE: Rate = { shape: "interval", events: 30, perMs: 3_600_000 };
+
 function readLimits(env: Env) {
   return readConfig(env, {
     header: string(names("RATE_LIMIT_HEADER")),
-    emailSent: custom(names("RATE_LIMIT_EMAIL_SENT"), (raw) => parseRate(raw, { count: 30, perMs: 3_600_000 })),
-    smsSent: custom(names("RATE_LIMIT_SMS_SENT"), (raw) => parseRate(raw, { count: 30, perMs: 3_600_000 })),
+    /** Emails sent, all users together (GoTrue's default: 30 per hour). */
+    emailSent: custom(names("RATE_LIMIT_EMAIL_SENT"), rate(DEFAULT_SEND_RATE)),
+    /** SMS sent, all users together (GoTrue's default: 30 per hour). */
+    smsSent: custom(names("RATE_LIMIT_SMS_SENT"), rate(DEFAULT_SEND_RATE)),
     /** Requests to /token per five minutes per key. */
     tokenRefresh: integer(names("RATE_LIMIT_TOKEN_REFRESH"), 150, { min: 1 }),
+    /** Requests to /verify (GET and POST together) per five minutes per key. */
+    verify: integer(names("RATE_LIMIT_VERIFY"), 30, { min: 1 }),
+    /** Requests per five minutes per key to each of /otp, /magiclink, /recover, /resend, /signup (not anonymous) and PUT /user. */
+    otp: integer(names("RATE_LIMIT_OTP"), 30, { min: 1 }),
     redisUrl: custom(names("REDIS_URL"), redisUrl),
   });
 }

@@ -13,12 +13,14 @@ import type { Redis } from "ioredis";
 import type { AuthConfig } from "./config.js";
 import { runMigrations } from "./db/migrations.js";
 import { DEFAULT_SCHEMA } from "./db/tables.js";
-import type { Messenger } from "./domain/messenger.js";
+import { type Messenger, undeliveredMessenger } from "./domain/messenger.js";
+import { limitingSends } from "./domain/send-limits.js";
 import { AuthService } from "./domain/service.js";
 import { VERSION } from "./domain/settings.js";
 import { smsConfigurationWarning } from "./domain/sms-readiness.js";
 import { buildHttpApp } from "./http/app.js";
-import { createLimiter } from "./http/rate-limit.js";
+import { createLimiter, createSendBucket } from "./http/rate-limit.js";
+import { createRouteLimits } from "./http/route-limits.js";
 import { type MailDelivery, startMailDelivery } from "./mail/delivery.js";
 
 export interface AuthOptions {
@@ -104,22 +106,26 @@ export async function createAuth(config: AuthConfig, logger: Logger, options: Au
     telemetry = await startTelemetry(telemetrySettings(config), logger);
     if (telemetry.metricsUrl) logger.info({ url: telemetry.metricsUrl }, "serving Prometheus metrics");
     if (!options.messenger) mail = await startMailDelivery(config, logger, { mailCatcher: wantsMailCatcher(config, logger, options) });
-    const messenger = options.messenger ?? mail?.messenger;
-    const service = await AuthService.create({
-      db,
-      config,
-      logger,
-      meter: telemetry.meter,
-      ...(messenger ? { messenger } : {}),
-    });
     if (config.rateLimit.redisUrl) {
       redis = await connectRateLimitRedis(config.rateLimit.redisUrl, logger);
     }
     const prefix = config.database.schema === DEFAULT_SCHEMA ? "auth" : `auth:${config.database.schema}`;
+    // RATE_LIMIT_EMAIL_SENT / RATE_LIMIT_SMS_SENT apply to whichever messenger sends (one injected by tests too).
+    const messenger = limitingSends(
+      options.messenger ?? mail?.messenger ?? undeliveredMessenger(logger),
+      {
+        email: createSendBucket(config.rateLimit.emailSent, { key: `${prefix}:email_sent`, redis, logger }),
+        sms: createSendBucket(config.rateLimit.smsSent, { key: `${prefix}:sms_sent`, redis, logger }),
+      },
+      config,
+    );
+    const service = await AuthService.create({ db, config, logger, meter: telemetry.meter, messenger });
     const tokenLimiter = createLimiter({ points: config.rateLimit.tokenRefresh, keyPrefix: `${prefix}:token`, redis });
+    const routeLimits = createRouteLimits(config.rateLimit, { keyPrefix: prefix, redis });
     const app = buildHttpApp(service, {
       logger,
       tokenLimiter,
+      routeLimits,
       requestIdHeader: config.api.requestIdHeader,
       telemetry,
       mailCatcher: mail?.mailbox,

@@ -1,5 +1,7 @@
 /** Conversions for the auth settings whose values are more than a number or a flag. */
 
+import { DurationError, parseGoDuration } from "../domain/go-duration.js";
+
 /** The names a setting is read from: `AUTH_X`, then GoTrue's `GOTRUE_X`, then any extra (unprefixed) names. */
 export function names(name: string, ...unprefixed: string[]): string[] {
   return [`AUTH_${name}`, `GOTRUE_${name}`, ...unprefixed];
@@ -106,12 +108,52 @@ export function parseAttributes(raw: string | undefined): Record<string, string>
   return attributes;
 }
 
-/** RATE_LIMIT_EMAIL_SENT and friends: `N` (per hour) or `N/duration`. */
-export function parseRate(raw: string | undefined, fallback: { count: number; perMs: number }): { count: number; perMs: number } {
-  if (raw === undefined) return fallback;
-  const [count, per] = raw.split("/");
-  if (count === undefined || !/^\d+(\.\d+)?$/.test(count.trim())) throw new Error(`must be a number or number/duration, got "${raw}"`);
-  return { count: Number(count), perMs: per === undefined ? 3_600_000 : parseDuration(per.trim()) };
+/**
+ * RATE_LIMIT_EMAIL_SENT / RATE_LIMIT_SMS_SENT, read as GoTrue reads its `Rate` values
+ * (internal/conf/rate.go, internal/ratelimit in supabase/auth):
+ * - `N` (a decimal number): at most N sends per hour, counted in fixed one-hour windows
+ *   (the fraction is dropped when counting);
+ * - `N/duration` (a whole number, then a Go duration such as `1m` or `1h30m`): a token bucket
+ *   that holds N sends and gains one back every `duration` (a duration of zero or less means an
+ *   hour, as GoTrue).
+ * Zero events blocks every send.
+ */
+export interface Rate {
+  shape: "interval" | "burst";
+  events: number;
+  /** The window (interval) or the time to earn one send back (burst), in milliseconds. */
+  perMs: number;
+}
+
+const HOUR_MS = 3_600_000;
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+/** GoTrue reads the events of `N/duration` as an unsigned integer of at most 52 bits. */
+const MAX_BURST_EVENTS = 2 ** 52 - 1;
+
+export function parseRate(raw: string): Rate {
+  if (DECIMAL.test(raw)) {
+    const events = Number(raw);
+    if (!Number.isFinite(events)) throw new Error(`the number of events is too large, got "${raw}"`);
+    if (events < 0) throw new Error(`must not be negative, got "${raw}"`);
+    return { shape: "interval", events, perMs: HOUR_MS };
+  }
+  const parts = raw.split("/");
+  if (parts.length !== 2) throw new Error(`must be a number of sends per hour (30) or sends/duration (10/1m, 100/24h), got "${raw}"`);
+  const [count = "", per = ""] = parts;
+  if (!/^\d+$/.test(count) || Number(count) > MAX_BURST_EVENTS)
+    throw new Error(`the events part of "${raw}" must be a whole number (at most 2^52 - 1)`);
+  let perMs: number;
+  try {
+    perMs = parseGoDuration(per);
+  } catch (error) {
+    if (!(error instanceof DurationError)) throw error;
+    throw new Error(`the duration part of "${raw}" is not a Go duration such as 1m or 1h30m (${error.message})`);
+  }
+  return { shape: "burst", events: Number(count), perMs: perMs > 0 ? perMs : HOUR_MS };
+}
+
+export function rate(fallback: Rate) {
+  return (raw: string | undefined): Rate => (raw === undefined ? fallback : parseRate(raw));
 }
 
 /** SMS_TEST_OTP: `phone:otp,phone:otp`. */

@@ -86,6 +86,10 @@ export const errors = {
   /** A mail (or SMS) that could not be handed over; GoTrue gives it no code of its own. */
   messageNotSent: (message: string) => make(500, "unexpected_failure", message),
   rateLimited: () => make(429, "over_request_rate_limit", "Request rate limit reached"),
+  /** RATE_LIMIT_EMAIL_SENT reached; GoTrue's message is lower-case (internal/api/mail.go, EmailRateLimitExceeded). */
+  emailRateLimited: () => make(429, "over_email_send_rate_limit", "email rate limit exceeded"),
+  /** RATE_LIMIT_SMS_SENT reached (internal/api/phone.go). */
+  smsRateLimited: () => make(429, "over_sms_send_rate_limit", "SMS rate limit exceeded"),
   /** GoTrue (internal/api/phone.go) when its SMS provider cannot be set up, e.g. a credential is empty. */
   smsProviderUnavailable: () => make(500, "unexpected_failure", "Unable to get SMS provider"),
   /** GoTrue (internal/api/phone.go) when the provider refuses a message; `otpType` is confirmation, phone_change or reauthentication. */

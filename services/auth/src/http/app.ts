@@ -13,12 +13,15 @@ import { registerCors } from "./cors.js";
 import { API_VERSION_HEADER, MAX_BODY_BYTES, mapFrameworkError, renderError, renderInternal, requestedApiVersion } from "./errors.js";
 import { registerMailCatcherRoutes } from "./mail-catcher-routes.js";
 import type { Limiter } from "./rate-limit.js";
+import { type RouteLimits, registerRouteLimits } from "./route-limits.js";
 import { registerRoutes } from "./routes.js";
 import { registerVerifyRoutes } from "./verify-routes.js";
 
 export interface HttpOptions {
   logger: Logger;
   tokenLimiter: Limiter;
+  /** RATE_LIMIT_VERIFY and RATE_LIMIT_OTP, by route (route-limits.ts). */
+  routeLimits: RouteLimits;
   /** Incoming header whose (sane) value becomes the request id; x-request-id when unset. */
   requestIdHeader?: string | undefined;
   /** Traces and metrics of every request (a no-op unless TRACING_ENABLED or METRICS_ENABLED). */
@@ -67,6 +70,7 @@ export function buildHttpApp(service: AuthService, options: HttpOptions): Fastif
       throw errors.validation("Query parameters may not contain NUL (\\u0000) characters");
     }
   });
+  registerRouteLimits(app, service.config, options.routeLimits);
   registerRoutes(app, service, options.tokenLimiter);
   registerAdminRoutes(app, service);
   registerVerifyRoutes(app, service);

@@ -1,22 +1,43 @@
 /**
- * The /token rate limit, keyed on the trusted client header (RATE_LIMIT_HEADER, or
- * Pf-Forwarded-For): RATE_LIMIT_TOKEN_REFRESH requests per five minutes per key. Counters live in
- * memory, or in Redis when AUTH_REDIS_URL is set so every instance shares them; if Redis cannot
- * be reached, each instance falls back to its own memory counters.
+ * Rate-limit counters.
+ *
+ * Request limits (createLimiter): `points` requests per window per trusted client key (the
+ * RATE_LIMIT_HEADER value, or Pf-Forwarded-For): /token (RATE_LIMIT_TOKEN_REFRESH), and the
+ * per-route limits of route-limits.ts (RATE_LIMIT_VERIFY, RATE_LIMIT_OTP), each over five minutes.
+ *
+ * Send buckets (createSendBucket): RATE_LIMIT_EMAIL_SENT and RATE_LIMIT_SMS_SENT, one bucket for
+ * all users, shaped as GoTrue's (internal/ratelimit in supabase/auth): `N` is N sends per fixed
+ * one-hour window, `N/duration` a token bucket of N sends that earns one back per duration.
+ *
+ * Counters live in memory, or in Redis when AUTH_REDIS_URL is set so every instance shares them;
+ * if Redis cannot be reached, each instance falls back to its own memory counters.
  */
-import { createRateLimiter } from "@platform/core";
+import { createRateLimiter, type Logger } from "@platform/core";
 import type { Redis } from "ioredis";
 import { RateLimiterRes } from "rate-limiter-flexible";
+import type { Rate } from "../config.js";
+import type { SendBucket } from "../domain/send-limits.js";
 
 export const TOKEN_WINDOW_SECONDS = 300;
+/** GoTrue's window for RATE_LIMIT_VERIFY and RATE_LIMIT_OTP (internal/api/apilimiter: the rate is per five minutes). */
+export const REQUEST_WINDOW_SECONDS = 300;
 
 export interface Limiter {
   /** True when the request may go ahead. */
   allow(key: string): Promise<boolean>;
 }
 
-export function createLimiter(options: { points: number; keyPrefix: string; redis?: Redis | undefined }): Limiter {
-  const limiter = createRateLimiter({ ...options, duration: TOKEN_WINDOW_SECONDS });
+export interface LimiterOptions {
+  points: number;
+  /** The window, in seconds (five minutes unless said). */
+  windowSeconds?: number;
+  keyPrefix: string;
+  redis?: Redis | undefined;
+}
+
+export function createLimiter(options: LimiterOptions): Limiter {
+  const { windowSeconds = TOKEN_WINDOW_SECONDS, ...rest } = options;
+  const limiter = createRateLimiter({ ...rest, duration: windowSeconds });
   return {
     async allow(key) {
       try {
@@ -25,6 +46,140 @@ export function createLimiter(options: { points: number; keyPrefix: string; redi
       } catch (outcome) {
         if (outcome instanceof RateLimiterRes) return false;
         throw outcome;
+      }
+    },
+  };
+}
+
+/** GoTrue's IntervalLimiter: the whole number of events per window, the windows following each other from the start. */
+export function memoryIntervalBucket(rate: Rate, now: () => number = Date.now): SendBucket {
+  const events = Math.trunc(rate.events);
+  let start = now();
+  let count = 0;
+  return {
+    async take() {
+      const at = now();
+      const windows = Math.floor((at - start) / rate.perMs);
+      if (windows > 0) {
+        start += windows * rate.perMs;
+        count = 0;
+      }
+      if (count >= events) return false;
+      count++;
+      return true;
+    },
+  };
+}
+
+/** GoTrue's BurstLimiter (x/time/rate): a bucket of `events` sends, full at first, earning one back per `perMs`. */
+export function memoryBurstBucket(rate: Rate, now: () => number = Date.now): SendBucket {
+  const capacity = rate.events;
+  let tokens = capacity;
+  let last = now();
+  return {
+    async take() {
+      const at = now();
+      if (at > last) {
+        tokens = Math.min(capacity, tokens + (at - last) / rate.perMs);
+        last = at;
+      }
+      if (tokens < 1) return false;
+      tokens -= 1;
+      return true;
+    },
+  };
+}
+
+export function memorySendBucket(rate: Rate): SendBucket {
+  return rate.shape === "burst" ? memoryBurstBucket(rate) : memoryIntervalBucket(rate);
+}
+
+// Both scripts read the clock of the Redis server, so every instance counts on the same time.
+// Numbers are written with %.17g so that milliseconds and fractions of a token survive exactly.
+
+/** KEYS[1]: the bucket; ARGV: events per window, window in ms. Returns 1 when a send may go out. */
+const INTERVAL_SCRIPT = `
+local events = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local start = tonumber(redis.call('HGET', KEYS[1], 'window_start'))
+local count = tonumber(redis.call('HGET', KEYS[1], 'window_count')) or 0
+if start == nil or now < start then
+  start = now
+  count = 0
+elseif now - start >= window then
+  start = start + math.floor((now - start) / window) * window
+  count = 0
+end
+local allowed = 0
+if count < events then
+  count = count + 1
+  allowed = 1
+end
+redis.call('HSET', KEYS[1], 'window_start', string.format('%.17g', start), 'window_count', string.format('%.17g', count))
+redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil(start + window - now)))
+return allowed
+`;
+
+/** KEYS[1]: the bucket; ARGV: capacity, ms per token, longest expiry in ms. Returns 1 when a send may go out. */
+const BURST_SCRIPT = `
+local capacity = tonumber(ARGV[1])
+local per = tonumber(ARGV[2])
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local tokens = tonumber(redis.call('HGET', KEYS[1], 'tokens'))
+local last = tonumber(redis.call('HGET', KEYS[1], 'tokens_at'))
+if tokens == nil or last == nil then
+  tokens = capacity
+  last = now
+elseif now > last then
+  tokens = math.min(capacity, tokens + (now - last) / per)
+  last = now
+end
+local allowed = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+end
+redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'tokens_at', string.format('%.17g', last))
+redis.call('PEXPIRE', KEYS[1], math.max(1, math.min(tonumber(ARGV[3]), math.ceil((capacity - tokens) * per))))
+return allowed
+`;
+
+/**
+ * A full bucket needs no state: it expires once it would have filled up again. Past a year the
+ * state is dropped anyway, which only matters for buckets refilling over more than a year.
+ */
+const LONGEST_EXPIRY_MS = 365 * 24 * 3_600_000;
+
+export interface SendBucketOptions {
+  /** The Redis key of the shared bucket. */
+  key: string;
+  redis?: Redis | undefined;
+  logger: Pick<Logger, "warn">;
+}
+
+/**
+ * One send bucket for the whole service: in Redis when given (so every instance draws from the
+ * same bucket), else in memory. While Redis fails, this instance counts in its own memory.
+ */
+export function createSendBucket(rate: Rate, options: SendBucketOptions): SendBucket {
+  const memory = memorySendBucket(rate);
+  const { redis } = options;
+  if (!redis) return memory;
+  const script = rate.shape === "burst" ? BURST_SCRIPT : INTERVAL_SCRIPT;
+  const args = rate.shape === "burst" ? [rate.events, rate.perMs, LONGEST_EXPIRY_MS] : [Math.trunc(rate.events), rate.perMs];
+  return {
+    async take() {
+      try {
+        return (await redis.eval(script, 1, options.key, ...args.map(String))) === 1;
+      } catch (error) {
+        options.logger.warn(
+          { err: (error as Error).message, key: options.key },
+          "redis unavailable: the send limit uses this instance's memory",
+        );
+        return memory.take();
       }
     },
   };

@@ -33,6 +33,10 @@ export const BASE_ENV: Record<string, string> = {
   AUTH_EXTERNAL_PHONE_ENABLED: "true",
   AUTH_SMS_AUTOCONFIRM: "true",
   AUTH_EXTERNAL_ANONYMOUS_USERS_ENABLED: "true",
+  // GoTrue's default of 30 mails / SMS per hour per server would cut suites that send many
+  // (robustness.test.ts mails on every odd body without autoconfirm); rate-limits.test.ts sets its own.
+  AUTH_RATE_LIMIT_EMAIL_SENT: "100000",
+  AUTH_RATE_LIMIT_SMS_SENT: "100000",
   LOG_LEVEL: "silent",
 };
 
