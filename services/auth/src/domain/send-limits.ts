@@ -6,8 +6,8 @@
  *   MAILER_AUTOCONFIRM is off. An email change is one send even when it mails both the current
  *   and the new address (GoTrue checks the limit once per change), so only the mail to the new
  *   address counts.
- * - SMS: the limit applies only while SMS_AUTOCONFIRM is off, and never to a number that has an
- *   SMS_TEST_OTP.
+ * - SMS: the limit applies only while SMS_AUTOCONFIRM is off. A number with a current
+ *   SMS_TEST_OTP is never sent anything (phone-codes.ts), so it takes nothing from the bucket.
  * A refused send answers 429 before anything is handed to the messenger; call sites send inside
  * the transaction that stored the code, so the refusal also undoes the code.
  *
@@ -31,7 +31,7 @@ export interface SendBuckets {
 type SendLimitConfig = {
   rateLimit: Pick<AuthConfig["rateLimit"], "emailSent">;
   mailer: Pick<AuthConfig["mailer"], "autoconfirm">;
-  sms: Pick<AuthConfig["sms"], "autoconfirm" | "testOtp">;
+  sms: Pick<AuthConfig["sms"], "autoconfirm">;
 };
 
 async function checkEmail(message: OutgoingMessage, config: SendLimitConfig, bucket: SendBucket): Promise<void> {
@@ -44,7 +44,6 @@ async function checkEmail(message: OutgoingMessage, config: SendLimitConfig, buc
 
 async function checkSms(message: OutgoingMessage, config: SendLimitConfig, bucket: SendBucket): Promise<void> {
   if (config.sms.autoconfirm) return;
-  if (config.sms.testOtp[message.to.replace(/^\+/, "")] !== undefined) return;
   if (!(await bucket.take())) throw errors.smsRateLimited();
 }
 
