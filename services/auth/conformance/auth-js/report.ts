@@ -1,0 +1,42 @@
+/** The figures: total / passed / failed / skipped, per file, and each failure with the first line of its error. */
+import type { FileOutcome, TestOutcome } from "./jest.js";
+
+const count = (tests: TestOutcome[], status: TestOutcome["status"]) => tests.filter((t) => t.status === status).length;
+
+/** The first line that says something: jest's own "● test name" header lines are skipped. */
+export function firstLine(message: string): string {
+  const line = message
+    .split("\n")
+    .map((l) => l.trim())
+    .find((l) => l !== "" && !l.startsWith("●"));
+  return line ?? "(no message)";
+}
+
+export function formatReport(title: string, files: FileOutcome[]): string[] {
+  const tests = files.flatMap((f) => f.tests);
+  const brokenFiles = files.filter((f) => f.error !== undefined);
+  const lines = [
+    `== ${title}`,
+    `total ${tests.length}  passed ${count(tests, "passed")}  failed ${count(tests, "failed")}  skipped ${count(tests, "skipped")}` +
+      (brokenFiles.length > 0 ? `  (files failing outside any test: ${brokenFiles.length})` : ""),
+    "",
+    "per file (passed/failed/skipped of total):",
+  ];
+  for (const file of [...files].sort((a, b) => a.file.localeCompare(b.file))) {
+    const t = file.tests;
+    lines.push(
+      `  ${file.file}: ${count(t, "passed")}/${count(t, "failed")}/${count(t, "skipped")} of ${t.length}${file.error ? "  FILE FAILED" : ""}`,
+    );
+  }
+  lines.push("", "failures:");
+  for (const file of brokenFiles) lines.push(`  [${file.file}] (file) ${firstLine(file.error as string)}`);
+  for (const test of tests.filter((t) => t.status === "failed")) {
+    lines.push(`  [${test.file}] ${test.name}`, `      ${firstLine(test.errors[0] ?? "")}`);
+  }
+  return lines;
+}
+
+export function totals(files: FileOutcome[]) {
+  const tests = files.flatMap((f) => f.tests);
+  return { total: tests.length, passed: count(tests, "passed"), failed: count(tests, "failed"), skipped: count(tests, "skipped") };
+}
