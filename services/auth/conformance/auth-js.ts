@@ -3,7 +3,7 @@
  * Not part of `npm test`: it needs a checkout of supabase/supabase-js with the suite's own jest
  * installed (see README.md next to this file).
  *
- *   npm run conformance:auth-js -w services/auth -- <checkout> [--database postgresql://...] [--only cli|docker]
+ *   npm run conformance:auth-js -w services/auth -- <checkout> [--database postgresql://...] [--only cli|docker] [--tests <regex>]
  *
  * <checkout> is the repository root or its packages/core/auth-js. The servers are started the
  * way the suite's two setups expect them (settings.ts): the Supabase CLI one on :54321/auth/v1
@@ -34,26 +34,31 @@ interface Options {
   packageDir: string;
   databaseUrl: string | undefined;
   only: "cli" | "docker" | undefined;
+  /** Jest's --testPathPatterns: run only the matching test files. */
+  tests: string | undefined;
 }
 
 function readOptions(argv: string[]): Options {
   let checkout = process.env.AUTHJS_CHECKOUT;
   let database = process.env.AUTHJS_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
   let only: Options["only"];
+  let tests: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === "--database") database = argv[++i] as string;
     else if (arg === "--only") only = argv[++i] === "cli" ? "cli" : "docker";
+    else if (arg === "--tests") tests = argv[++i];
     else checkout = arg;
   }
-  if (!checkout) throw new Error("usage: auth-js.ts <supabase-js checkout> [--database postgresql://...|pglite] [--only cli|docker]");
+  if (!checkout)
+    throw new Error("usage: auth-js.ts <supabase-js checkout> [--database postgresql://...|pglite] [--only cli|docker] [--tests <regex>]");
   // `npm run -w` runs in the package's folder: a relative path means the caller's.
   const root = resolve(process.env.INIT_CWD ?? process.cwd(), checkout);
   const nested = join(root, "packages/core/auth-js");
   const packageDir = existsSync(nested) ? nested : root;
   if (!existsSync(join(packageDir, "infra/docker-compose.yml")))
     throw new Error(`${packageDir} is not packages/core/auth-js of supabase-js`);
-  return { packageDir, databaseUrl: database === "pglite" ? undefined : database, only };
+  return { packageDir, databaseUrl: database === "pglite" ? undefined : database, only, tests };
 }
 
 /** Upstream CI's "Generate RSA signing keys" step, when the checkout has none yet. */
@@ -109,7 +114,7 @@ async function runSetup(
     // One after the other: servers sharing a database would otherwise race on its migrations.
     for (const settings of servers) started.push(await startServer(settings, scratch, outputDir));
     console.log(`${label}: ${servers.map((s) => `${s.name} on :${s.port}${s.prefix}`).join(", ")}; running ${jestConfig}`);
-    return await runJest(options.packageDir, jestConfig, outputDir, label);
+    return await runJest(options.packageDir, jestConfig, outputDir, label, options.tests);
   } finally {
     for (const { auth, front } of started.reverse()) {
       await front.close();

@@ -70,6 +70,7 @@ export async function startFront(options: {
       upstream.on("error", (error) => {
         res.writeHead(502, { "content-type": "text/plain" });
         res.end(`front: ${error.message}`);
+        appendFileSync(trafficLog, `${JSON.stringify({ at, server: name, method: req.method, url, status: 502, error: error.message })}\n`);
       });
       upstream.end(body);
     });

@@ -38,12 +38,19 @@ function outcome(status: string): TestOutcome["status"] {
 }
 
 /** `jest --config <config> --runInBand` in the package folder, as upstream's nx targets run it (coverage off). */
-export async function runJest(packageDir: string, config: string, outputDir: string, label: string): Promise<FileOutcome[]> {
+export async function runJest(
+  packageDir: string,
+  config: string,
+  outputDir: string,
+  label: string,
+  tests?: string,
+): Promise<FileOutcome[]> {
   const manifest = createRequire(join(packageDir, "package.json")).resolve("jest/package.json");
   const jest = join(dirname(manifest), "bin/jest.js");
   const output = join(outputDir, `${label}.jest.json`);
   const log = createWriteStream(join(outputDir, `${label}.jest.log`));
   const args = [jest, "--config", config, "--runInBand", "--ci", "--coverage=false", "--json", `--outputFile=${output}`];
+  if (tests) args.push("--testPathPatterns", tests);
   const code = await new Promise<number | null>((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"] });
     child.stdout.pipe(log, { end: false });

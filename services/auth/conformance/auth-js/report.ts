@@ -12,6 +12,17 @@ export function firstLine(message: string): string {
   return line ?? "(no message)";
 }
 
+/** For an expect() failure the first line names only the matcher: the Expected/Received lines say what happened. */
+export function detail(message: string): string[] {
+  if (!/^(Error: )?expect\(/.test(firstLine(message))) return [];
+  return message
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => /^(Expected|Received)( \w+)?:/.test(l))
+    .slice(0, 2)
+    .map((l) => (l.length > 240 ? `${l.slice(0, 240)}…` : l));
+}
+
 export function formatReport(title: string, files: FileOutcome[]): string[] {
   const tests = files.flatMap((f) => f.tests);
   const brokenFiles = files.filter((f) => f.error !== undefined);
@@ -31,7 +42,8 @@ export function formatReport(title: string, files: FileOutcome[]): string[] {
   lines.push("", "failures:");
   for (const file of brokenFiles) lines.push(`  [${file.file}] (file) ${firstLine(file.error as string)}`);
   for (const test of tests.filter((t) => t.status === "failed")) {
-    lines.push(`  [${test.file}] ${test.name}`, `      ${firstLine(test.errors[0] ?? "")}`);
+    const message = test.errors[0] ?? "";
+    lines.push(`  [${test.file}] ${test.name}`, `      ${firstLine(message)}`, ...detail(message).map((l) => `        ${l}`));
   }
   return lines;
 }
