@@ -43,7 +43,6 @@ export const NAMES = {
   authDriver: ["AUTH_DB_DRIVER", "GOTRUE_DB_DRIVER"],
   authJwtSecret: ["AUTH_JWT_SECRET", "GOTRUE_JWT_SECRET"],
   authJwtAlgorithm: ["AUTH_JWT_ALGORITHM", "GOTRUE_JWT_ALGORITHM"],
-  authAutoconfirm: ["AUTH_MAILER_AUTOCONFIRM", "GOTRUE_MAILER_AUTOCONFIRM"],
   authHost: ["AUTH_API_HOST", "GOTRUE_API_HOST"],
   authPort: ["AUTH_API_PORT", "GOTRUE_API_PORT", "PORT", "API_PORT"],
   authDatabase: ["AUTH_DB_DATABASE_URL", "GOTRUE_DB_DATABASE_URL", "DATABASE_URL", "DB_DATABASE_URL"],
@@ -118,8 +117,8 @@ export function localEnv(env: Env, secrets: LocalSecrets, dataDir: string, ports
   // With only a secret the service would sign HS256; npm start's wiring (JWKS for the engine
   // and the backend's webhook) is built around RS256 session tokens, so ask for them.
   fill(NAMES.authJwtAlgorithm, "RS256");
-  // No mail is delivered yet, so sign-ups are confirmed at once (the summary says so).
-  fill(NAMES.authAutoconfirm, "true");
+  // Sign-ups wait for their confirmation mail, as in production; locally the auth service
+  // catches mail in-process and lists it at its /_mail page (the summary says where).
   fill(NAMES.graphqlAdminSecret, secrets.graphqlAdminSecret.value);
   fill(NAMES.catalogDb, `sqlite:///${resolve(dataDir, "catalog.db")}`);
 

@@ -77,7 +77,7 @@ export function buildSummary(input: SummaryInput): Summary {
   }
   if (input.autoconfirm) notes.push("email sign-ups are confirmed at once (AUTH_MAILER_AUTOCONFIRM=true)");
   if (input.mailCatcher)
-    notes.push(`mail (invites, password recovery, email changes, reauthentication) is caught here, not sent: ${input.auth}/_mail`);
+    notes.push(`mail (sign-up confirmations, magic links, recovery, invites, email changes) is caught here, not sent: ${input.auth}/_mail`);
   // Paths under the working directory relative to it, others absolute.
   const where = (path: string) => {
     const rel = relative(input.cwd, path);

@@ -59,7 +59,7 @@ describe("npm start on a fresh clone", () => {
       expect.arrayContaining(["anon key", "service_role key", "publishable key", "secret key", "JWT secret", "GraphQL admin secret"]),
     );
     expect(first.urls.gateway).toBe(`http://localhost:${env.GATEWAY_PORT}`);
-    expect(first.notes.join("\n")).toMatch(/confirmed at once/);
+    expect(first.notes.join("\n")).toMatch(/sign-up confirmations, .* caught here, not sent: http:\/\/127\.0\.0\.1:\d+\/_mail/);
     expect(statSync(join(dataDir, "secrets.json")).mode & 0o777).toBe(0o600);
     const messages = platform.lines.map((line) => line.msg);
     expect(messages).toContain("creating the embedded PostgreSQL database for auth and graphql (first start only, a few seconds)");
@@ -68,11 +68,23 @@ describe("npm start on a fresh clone", () => {
     console.info(`fresh start: healthy after ${first.seconds} s`);
   });
 
-  it("signs a user up and in with supabase-js through the gateway", async () => {
-    const supabase = client(first.urls.gateway as string, first.keys["anon key"] as string);
+  it("signs a user up with supabase-js through the gateway, confirmed by the link in the caught mail", async () => {
+    const gateway = first.urls.gateway as string;
+    const supabase = client(gateway, first.keys["anon key"] as string);
     const signUp = await supabase.auth.signUp(user);
     expect(signUp.error).toBeNull();
-    expect(signUp.data.session?.access_token).toBeTruthy();
+    // Not signed in yet: the confirmation mail is waiting at /_mail.
+    expect(signUp.data.session).toBeNull();
+    const mailbox = /http:\/\/127\.0\.0\.1:\d+\/_mail/.exec(first.notes.join("\n"))?.[0] as string;
+    const list = await (await fetch(mailbox)).text();
+    const message = /href="_mail\/(\d+)"/.exec(list)?.[1];
+    expect(list).toContain(user.email);
+    const html = await (await fetch(`${mailbox}/${message}`)).text();
+    const link = (/href="([^"]*\/verify\?[^"]*)"/.exec(html)?.[1] ?? "").replaceAll("&amp;", "&");
+    expect(link.startsWith(`${gateway}/auth/v1/verify?token=`)).toBe(true);
+    const opened = await fetch(link, { redirect: "manual" });
+    expect(opened.status).toBe(303);
+    expect(opened.headers.get("location")).toMatch(/^http:\/\/localhost:3000\/?#access_token=.*type=signup/);
     const signIn = await supabase.auth.signInWithPassword(user);
     expect(signIn.error).toBeNull();
     const { data } = await supabase.auth.getUser();
