@@ -93,7 +93,13 @@ export async function changeEmail(q: Queryable, deps: AuthDeps, user: UserRow, e
   return updated;
 }
 
-export async function changePhone(q: Queryable, deps: AuthDeps, user: UserRow, phone: string): Promise<UserRow> {
+export async function changePhone(
+  q: Queryable,
+  deps: AuthDeps,
+  user: UserRow,
+  phone: string,
+  via: "sms" | "whatsapp" = "sms",
+): Promise<UserRow> {
   const { config } = deps;
   if (config.sms.autoconfirm) return applyConfirmed(q, deps, user, "phone", phone);
   const wait = secondsUntil(user.phone_change_sent_at, config.sms.maxFrequencyMs);
@@ -109,6 +115,14 @@ export async function changePhone(q: Queryable, deps: AuthDeps, user: UserRow, p
     phone_change_token: token.hash,
     phone_change_sent_at: NOW,
   });
-  await deps.messenger.send({ kind: "phone_change", channel: "sms", userId: user.id, to: phone, otp: token.otp, tokenHash: token.hash });
+  await deps.messenger.send({
+    kind: "phone_change",
+    channel: "sms",
+    userId: user.id,
+    to: phone,
+    otp: token.otp,
+    tokenHash: token.hash,
+    via,
+  });
   return updated;
 }

@@ -17,7 +17,8 @@ import { millis, secondsUntil } from "./time.js";
 /** Minimum time between two nonces for one user by email (SMS uses SMS_MAX_FREQUENCY). */
 export const EMAIL_RESEND_INTERVAL_MS = 60_000;
 
-export async function requestReauthentication(deps: AuthDeps, meta: RequestMeta, user: UserRow): Promise<Record<string, never>> {
+/** GoTrue answers `{}`, with the SMS provider's `message_id` when it reported one (internal/api/reauthenticate.go). */
+export async function requestReauthentication(deps: AuthDeps, meta: RequestMeta, user: UserRow): Promise<{ message_id?: string }> {
   const { config } = deps;
   const email = user.email ?? "";
   const phone = user.phone ?? "";
@@ -25,7 +26,7 @@ export async function requestReauthentication(deps: AuthDeps, meta: RequestMeta,
   if (email !== "" && !user.email_confirmed_at) throw errors.verifyEmailFirst();
   if (email === "" && !user.phone_confirmed_at) throw errors.verifyPhoneFirst();
   const byEmail = email !== "";
-  await deps.db.transaction(async (tx) => {
+  const delivered = await deps.db.transaction(async (tx) => {
     const current = (await findUserById(tx, deps.tables, user.id, { lock: true })) ?? user;
     const wait = secondsUntil(current.reauthentication_sent_at, byEmail ? EMAIL_RESEND_INTERVAL_MS : config.sms.maxFrequencyMs);
     if (wait > 0) throw byEmail ? errors.emailSendTooSoon(wait) : errors.smsSendTooSoon(wait);
@@ -34,7 +35,7 @@ export async function requestReauthentication(deps: AuthDeps, meta: RequestMeta,
     const { otp, hash } = await issueOneTimeToken(tx, deps.tables, { userId: user.id, type: "reauthentication_token", identifier, length });
     await updateUser(tx, deps.tables, user.id, { reauthentication_token: hash, reauthentication_sent_at: NOW });
     await audit(tx, deps, meta, user, "user_reauthenticate_requested");
-    await deps.messenger.send({
+    return deps.messenger.send({
       kind: "reauthentication",
       channel: byEmail ? "email" : "sms",
       userId: user.id,
@@ -45,7 +46,7 @@ export async function requestReauthentication(deps: AuthDeps, meta: RequestMeta,
       data: current.raw_user_meta_data ?? {},
     });
   });
-  return {};
+  return !byEmail && delivered?.messageId ? { message_id: delivered.messageId } : {};
 }
 
 function sameHash(a: string, b: string): boolean {

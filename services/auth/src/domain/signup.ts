@@ -19,6 +19,7 @@ import { normalizeEmail, normalizePhone } from "./identifiers.js";
 import { issueOneTimeToken } from "./one-time-tokens.js";
 import { checkNewPassword } from "./passwords.js";
 import { startSession, type TokenResponse } from "./sessions.js";
+import { smsChannel } from "./sms-readiness.js";
 import { nowIso, secondsUntil } from "./time.js";
 import { type UserJson, userJson } from "./user-json.js";
 
@@ -46,13 +47,7 @@ function validate(deps: AuthDeps, input: SignupInput): void {
   });
   if (input.email && input.phone) throw errors.validation("Only an email address or phone number should be provided on signup.");
   if (input.phone) {
-    const channel = input.channel || "sms";
-    const whatsapp = deps.config.sms.provider === "twilio" || deps.config.sms.provider === "twilio_verify";
-    if (channel !== "sms" && !(channel === "whatsapp" && whatsapp)) {
-      throw errors.validation(
-        "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider.",
-      );
-    }
+    smsChannel(deps.config.sms, input.channel);
     if (input.codeChallenge) throw errors.validation("PKCE not supported for phone signups");
   }
   checkPkceParams(input);
@@ -101,7 +96,13 @@ function fakeUser(provider: Provider, address: string, data: Record<string, unkn
 }
 
 /** Issues a confirmation code and hands it to the messenger (inside the caller's transaction: a failed send undoes it). */
-async function requestConfirmation(q: Queryable, deps: AuthDeps, user: UserRow, provider: Provider): Promise<UserRow> {
+async function requestConfirmation(
+  q: Queryable,
+  deps: AuthDeps,
+  user: UserRow,
+  provider: Provider,
+  via: "sms" | "whatsapp" | undefined,
+): Promise<UserRow> {
   const identifier = provider === "email" ? (user.email as string) : (user.phone as string);
   const length = provider === "email" ? deps.config.mailer.otpLength : deps.config.sms.otpLength;
   const { otp, hash } = await issueOneTimeToken(q, deps.tables, { userId: user.id, type: "confirmation_token", identifier, length });
@@ -116,6 +117,7 @@ async function requestConfirmation(q: Queryable, deps: AuthDeps, user: UserRow, 
     tokenHash: hash,
     email: user.email ?? "",
     data: user.raw_user_meta_data ?? {},
+    ...(channel === "sms" ? { via } : {}),
   });
   return updated;
 }
@@ -136,7 +138,8 @@ async function repeatedSignup(
     await audit(tx, deps, meta, existing, "user_repeated_signup", { provider });
     // An unconfirmed account gets its confirmation again, unless one went out recently; the
     // answer is the same fake user either way.
-    if (!confirmed && secondsUntil(existing.confirmation_sent_at, frequency) === 0) await requestConfirmation(tx, deps, existing, provider);
+    if (!confirmed && secondsUntil(existing.confirmation_sent_at, frequency) === 0)
+      await requestConfirmation(tx, deps, existing, provider, viaOf(deps, provider, input));
   });
   return fakeUser(provider, address, input.data ?? {}, meta.audience ?? config.jwt.aud);
 }
@@ -164,7 +167,7 @@ export async function signup(deps: AuthDeps, meta: RequestMeta, input: SignupInp
   const id = randomUUID();
   const data = identityData(id, provider === "email" ? address : null, input.data ?? {}, autoconfirm, provider);
   try {
-    return await createUser(deps, meta, { id, provider, address, autoconfirm, encryptedPassword, data });
+    return await createUser(deps, meta, { id, provider, address, autoconfirm, encryptedPassword, data, via: viaOf(deps, provider, input) });
   } catch (error) {
     // Another sign-up for the same address won the race; answer as for any repeated sign-up.
     if (!isUniqueViolation(error)) throw error;
@@ -181,7 +184,12 @@ interface NewAccount {
   autoconfirm: boolean;
   encryptedPassword: string;
   data: Record<string, unknown>;
+  via: "sms" | "whatsapp" | undefined;
 }
+
+/** The channel a phone sign-up's code goes by (validated already). */
+const viaOf = (deps: AuthDeps, provider: Provider, input: SignupInput) =>
+  provider === "phone" ? smsChannel(deps.config.sms, input.channel) : undefined;
 
 function createUser(deps: AuthDeps, meta: RequestMeta, account: NewAccount): Promise<SignupResult> {
   const { config, tables } = deps;
@@ -207,7 +215,7 @@ function createUser(deps: AuthDeps, meta: RequestMeta, account: NewAccount): Pro
       return { session: await startSession(tx, deps, meta, user, "password") };
     }
     await audit(tx, deps, meta, user, "user_confirmation_requested", { provider });
-    user = await requestConfirmation(tx, deps, user, provider);
+    user = await requestConfirmation(tx, deps, user, provider, account.via);
     return { user: userJson(user, [identity]) };
   });
 }

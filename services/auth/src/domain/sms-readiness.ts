@@ -31,3 +31,19 @@ export function refusingUnconfiguredSms(sms: SmsConfig, messenger: Messenger): M
     },
   };
 }
+
+/** GoTrue's InvalidChannelError (internal/api/errors.go). */
+const INVALID_CHANNEL =
+  "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider.";
+
+/**
+ * The channel a request asked for (`channel`, "sms" when empty), refused with GoTrue's 400 unless
+ * the provider can carry it: WhatsApp only through Twilio or Twilio Verify
+ * (internal/api/sms_provider/sms_provider.go, IsValidMessageChannel).
+ */
+export function smsChannel(sms: Pick<SmsConfig, "provider">, requested: string | undefined): "sms" | "whatsapp" {
+  const channel = requested || "sms";
+  if (channel === "sms") return channel;
+  if (channel === "whatsapp" && (sms.provider === "twilio" || sms.provider === "twilio_verify")) return channel;
+  throw errors.validation(INVALID_CHANNEL);
+}

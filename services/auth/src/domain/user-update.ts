@@ -17,6 +17,7 @@ import { errors } from "./errors.js";
 import { normalizeEmail, normalizePhone } from "./identifiers.js";
 import { checkNewPassword } from "./passwords.js";
 import { consumeNonce } from "./reauthentication.js";
+import { smsChannel } from "./sms-readiness.js";
 import { millis } from "./time.js";
 import { type UserJson, userJson } from "./user-json.js";
 
@@ -101,11 +102,7 @@ export async function updateCurrentUser(deps: AuthDeps, meta: RequestMeta, auth:
   const { user } = auth;
   const email = input.email ? normalizeEmail(input.email) : undefined;
   const phone = input.phone ? normalizePhone(input.phone) : undefined;
-  if (phone && input.channel && input.channel !== "sms" && input.channel !== "whatsapp") {
-    throw errors.validation(
-      "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider.",
-    );
-  }
+  const via = phone ? smsChannel(deps.config.sms, input.channel) : undefined;
   if (input.appMetadata !== undefined && !isAdminUser(deps, user)) throw errors.appMetadataNotAllowed();
   if (user.is_anonymous && input.password && !email && !phone) throw errors.anonymousPasswordWithoutIdentifier();
   const newEmail = email !== undefined && email !== (user.email ?? "") ? email : undefined;
@@ -127,7 +124,7 @@ export async function updateCurrentUser(deps: AuthDeps, meta: RequestMeta, auth:
       });
     }
     if (newEmail) current = await changeEmail(tx, deps, current, newEmail);
-    if (newPhone) current = await changePhone(tx, deps, current, newPhone);
+    if (newPhone) current = await changePhone(tx, deps, current, newPhone, via);
     await audit(tx, deps, meta, current, "user_modified");
     return userJson(current, await identitiesOfUser(tx, deps.tables, user.id));
   });

@@ -1,13 +1,16 @@
 /**
- * Which messenger the service gets: SMTP when SMTP_HOST is set; the in-process mail catcher when
- * asked for (the local `npm start`) and no SMTP server is configured; otherwise none (the domain
- * default logs messages as not delivered). SMS is not delivered yet in any case.
+ * Which messenger the service gets. Email: SMTP when SMTP_HOST is set; the in-process mail catcher
+ * when asked for (the local `npm start`) and no SMTP server is configured; otherwise mail is
+ * logged as not delivered. SMS: the configured provider (src/sms), whatever the email setup;
+ * otherwise logged as not delivered. With neither there is no messenger at all (the domain
+ * default logs every message as not delivered).
  * nodemailer, smtp-server and mailparser are loaded only when needed, and the catcher starts with
  * the first mail, so a start that sends none does not pay for them.
  */
 import type { Logger } from "@platform/core";
 import type { AuthConfig } from "../config.js";
 import { byChannel, type Messenger, undeliveredMessenger } from "../domain/messenger.js";
+import { smsMessenger, smsSender } from "../sms/messenger.js";
 import { MailComposer } from "./compose.js";
 import type { CaughtMail, MailCatcher } from "./mail-catcher.js";
 import type { SmtpMessenger } from "./smtp-messenger.js";
@@ -30,11 +33,30 @@ export interface MailDelivery {
 const CATCHER_FROM = "noreply@localhost";
 
 export async function startMailDelivery(config: AuthConfig, logger: Logger, options: { mailCatcher: boolean }): Promise<MailDelivery> {
+  const sender = smsSender(config.sms);
+  const sms = sender ? smsMessenger(config.sms, sender, logger) : undefined;
+  if (sender) logger.info({ provider: sender.name }, "SMS are sent through the configured provider");
+  const mail = await startEmail(config, logger, options);
+  if (!mail.email && !sms) return { messenger: undefined, mailbox: undefined, close: async () => {} };
+  const fallback = undeliveredMessenger(logger);
+  return {
+    messenger: byChannel({ email: mail.email ?? fallback, sms: sms ?? fallback }),
+    mailbox: mail.mailbox,
+    close: mail.close,
+  };
+}
+
+interface EmailDelivery {
+  email: Messenger | undefined;
+  mailbox: Mailbox | undefined;
+  close(): Promise<void>;
+}
+
+async function startEmail(config: AuthConfig, logger: Logger, options: { mailCatcher: boolean }): Promise<EmailDelivery> {
   const { smtp, mailer, mailDelivery } = config;
-  if (!smtp.host && !options.mailCatcher) return { messenger: undefined, mailbox: undefined, close: async () => {} };
+  if (!smtp.host && !options.mailCatcher) return { email: undefined, mailbox: undefined, close: async () => {} };
   const templates = new TemplateSource({ ...mailer.templates, REAUTHENTICATION: mailDelivery.reauthenticationTemplate }, logger);
   const composer = new MailComposer(config, templates, logger);
-  const sms = undeliveredMessenger(logger);
   if (smtp.host) {
     const { smtpMessenger } = await import("./smtp-messenger.js");
     const email = smtpMessenger(
@@ -49,7 +71,7 @@ export async function startMailDelivery(config: AuthConfig, logger: Logger, opti
       composer,
       logger,
     );
-    return { messenger: byChannel({ email, sms }), mailbox: undefined, close: async () => email.close() };
+    return { email, mailbox: undefined, close: async () => email.close() };
   }
 
   let starting: Promise<{ catcher: MailCatcher; email: SmtpMessenger }> | undefined;
@@ -72,7 +94,7 @@ export async function startMailDelivery(config: AuthConfig, logger: Logger, opti
   };
   logger.info({ path: "/_mail" }, "no SMTP_HOST: emails are caught in-process and listed at /_mail, not sent");
   return {
-    messenger: byChannel({ email: { send: async (message) => (await start()).email.send(message) }, sms }),
+    email: { send: async (message) => (await start()).email.send(message) },
     mailbox: { list: () => current?.list() ?? [], get: (id) => current?.get(id) },
     async close() {
       const started = await starting?.catch(() => undefined);
