@@ -117,6 +117,7 @@ export async function createAuth(config: AuthConfig, logger: Logger, options: Au
       logger,
       meter: telemetry.meter,
       ...(messenger ? { messenger } : {}),
+      smsCodes: mail?.smsCodes,
     });
     if (config.rateLimit.redisUrl) {
       redis = await connectRateLimitRedis(config.rateLimit.redisUrl, logger);

@@ -1,5 +1,5 @@
 /**
- * SMS through the four providers GoTrue supports (twilio, messagebird, textlocal, vonage). Each
+ * SMS through the providers GoTrue supports (twilio, messagebird, textlocal, vonage, twilio_verify). Each
  * provider's API is a local HTTP stand-in (node:http, port 0) that the real service is pointed at
  * with SMS_<PROVIDER>_BASE_URL: the tests check the exact request it receives (method, path,
  * authentication, content type, every form field), answer as the provider's API does, read the
@@ -504,6 +504,89 @@ describe.each(backends)("SMS providers on %s", (backend) => {
     });
   });
 
+  describe("twilio_verify", () => {
+    const VERIFY_SERVICE = "VA0123456789abcdef0123456789abcdef";
+    /** The codes Twilio Verify made, by To. */
+    const codes = new Map<string, string>();
+    let standIn: StandIn;
+    let server: TestServer;
+    beforeAll(async () => {
+      standIn = await startStandIn((r) => {
+        const to = r.form.To as string;
+        if (r.path.endsWith("/Verifications")) {
+          codes.set(to, String(100_000 + Math.floor(Math.random() * 900_000)));
+          return { status: 201, json: { sid: `VE${to.slice(-8)}`, to, channel: r.form.Channel, status: "pending", valid: false } };
+        }
+        const approved = codes.get(to) === r.form.Code;
+        return { status: 200, json: { to, channel: "sms", status: approved ? "approved" : "pending", valid: approved } };
+      });
+      server = await startTestServer(
+        database.db,
+        {
+          ...SMS_ENV,
+          AUTH_SMS_PROVIDER: "twilio_verify",
+          AUTH_SMS_TWILIO_VERIFY_ACCOUNT_SID: TWILIO.sid,
+          AUTH_SMS_TWILIO_VERIFY_AUTH_TOKEN: TWILIO.token,
+          AUTH_SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID: VERIFY_SERVICE,
+          AUTH_SMS_TWILIO_VERIFY_BASE_URL: standIn.url,
+          AUTH_DB_NAMESPACE: "sms_twilio_verify",
+        },
+        { deliver: true },
+      );
+    });
+    afterAll(async () => {
+      await server?.close();
+      await standIn?.close();
+    });
+
+    it("sign-up starts a verification; /verify asks Twilio to check the code it made and answers a session", async () => {
+      const number = phone();
+      expect((await signup(server, number)).status).toBe(200);
+      const started = standIn.requestFor((r) => r.path.endsWith("/Verifications") && r.form.To === number);
+      expect(started.method).toBe("POST");
+      expect(started.path).toBe(`/v2/Services/${VERIFY_SERVICE}/Verifications`);
+      expect(started.headers.authorization).toBe(basic(TWILIO.sid, TWILIO.token));
+      expect(started.headers["content-type"]).toBe(FORM);
+      expect(started.form).toEqual({ To: number, Channel: "sms" });
+
+      const wrong = await server.request("/verify", json("POST", { type: "sms", phone: number, token: "000000" }));
+      expect(wrong.status).toBe(403);
+      expect(await wrong.json()).toMatchObject({ error_code: "otp_expired", msg: "Token has expired or is invalid" });
+
+      const token = codes.get(number) as string;
+      const verified = await server.request("/verify", json("POST", { type: "sms", phone: number, token }));
+      expect(verified.status).toBe(200);
+      expect(((await verified.json()) as { access_token: string }).access_token).toBeTruthy();
+      const checks = standIn.received.filter((r) => r.path.endsWith("/VerificationCheck") && r.form.To === number);
+      expect(checks.map((r) => r.form)).toEqual([
+        { To: number, Code: "000000" },
+        { To: number, Code: token },
+      ]);
+      expect(checks.every((r) => r.path === `/v2/Services/${VERIFY_SERVICE}/VerificationCheck`)).toBe(true);
+      expect(checks.every((r) => r.headers.authorization === basic(TWILIO.sid, TWILIO.token))).toBe(true);
+    });
+
+    it("WhatsApp goes as Channel=whatsapp without prefixes; a refused verification answers sms_send_failed and keeps no user", async () => {
+      const number = phone();
+      expect((await signup(server, number, { channel: "whatsapp" })).status).toBe(200);
+      expect(standIn.requestFor((r) => r.form.To === number).form).toEqual({ To: number, Channel: "whatsapp" });
+
+      const refused = phone();
+      standIn.answerNext({
+        status: 429,
+        json: { code: 60203, message: "Max send attempts reached", more_info: "https://www.twilio.com/docs/errors/60203", status: 429 },
+      });
+      const response = await signup(server, refused);
+      expect(response.status).toBe(422);
+      expect(await response.json()).toEqual({
+        code: 422,
+        error_code: "sms_send_failed",
+        msg: "Error sending confirmation OTP to provider: Max send attempts reached More information: https://www.twilio.com/docs/errors/60203",
+      });
+      expect(await countUsers(server, refused)).toBe(0);
+    });
+  });
+
   describe("SMS_TEMPLATE", () => {
     let standIn: StandIn;
     let server: TestServer;
@@ -560,6 +643,7 @@ describe("SMS settings", () => {
   it("defaults each base URL to the host GoTrue calls", () => {
     expect(readAuthConfig({ ...BASE_ENV, ...provider }).sms.baseUrls).toEqual({
       twilio: "https://api.twilio.com",
+      twilio_verify: "https://verify.twilio.com",
       messagebird: "https://rest.messagebird.com",
       textlocal: "https://api.textlocal.in",
       vonage: "https://rest.nexmo.com",

@@ -92,6 +92,7 @@ const SMS_CREDENTIALS: Record<(typeof SMS_PROVIDERS)[number], string[]> = {
  */
 const SMS_BASE_URLS = {
   twilio: "https://api.twilio.com",
+  twilio_verify: "https://verify.twilio.com",
   messagebird: "https://rest.messagebird.com",
   textlocal: "https://api.textlocal.in",
   vonage: "https://rest.nexmo.com",
@@ -148,6 +149,7 @@ export function readSms(env: Env) {
   });
   const baseUrls = readConfig(env, {
     twilio: custom(names("SMS_TWILIO_BASE_URL"), baseUrl(SMS_BASE_URLS.twilio)),
+    twilio_verify: custom(names("SMS_TWILIO_VERIFY_BASE_URL"), baseUrl(SMS_BASE_URLS.twilio_verify)),
     messagebird: custom(names("SMS_MESSAGEBIRD_BASE_URL"), baseUrl(SMS_BASE_URLS.messagebird)),
     textlocal: custom(names("SMS_TEXTLOCAL_BASE_URL"), baseUrl(SMS_BASE_URLS.textlocal)),
     vonage: custom(names("SMS_VONAGE_BASE_URL"), baseUrl(SMS_BASE_URLS.vonage)),

@@ -3,7 +3,7 @@ import type { Database, Logger } from "@platform/core";
 import type { AuthConfig } from "../config.js";
 import type { AuthTables } from "../db/tables.js";
 import type { KeyRing } from "./keys.js";
-import type { Messenger } from "./messenger.js";
+import type { Messenger, SmsCodeChecker } from "./messenger.js";
 import type { PasswordHasher } from "./passwords.js";
 
 export interface AuthDeps {
@@ -13,6 +13,8 @@ export interface AuthDeps {
   keys: KeyRing;
   passwords: PasswordHasher;
   messenger: Messenger;
+  /** Set when the SMS provider checks codes itself (Twilio Verify). */
+  smsCodes?: SmsCodeChecker | undefined;
   logger: Logger;
 }
 

@@ -50,6 +50,15 @@ export interface Messenger {
   send(message: OutgoingMessage): Promise<Delivered | undefined>;
 }
 
+/**
+ * A provider that makes and checks the codes itself (Twilio Verify): the code the user types is
+ * not the one the service stored, so /verify and reauthentication ask the provider. `check`
+ * throws when the provider does not approve the code (or cannot be asked).
+ */
+export interface SmsCodeChecker {
+  check(phone: string, code: string): Promise<void>;
+}
+
 export function undeliveredMessenger(logger: Logger): Messenger {
   return {
     async send(message) {

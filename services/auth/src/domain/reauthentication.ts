@@ -12,6 +12,7 @@ import { audit } from "./audit.js";
 import type { AuthDeps, RequestMeta } from "./context.js";
 import { errors } from "./errors.js";
 import { issueOneTimeToken, tokenHash } from "./one-time-tokens.js";
+import { providerApproves } from "./sms-readiness.js";
 import { millis, secondsUntil } from "./time.js";
 
 /** Minimum time between two nonces for one user by email (SMS uses SMS_MAX_FREQUENCY). */
@@ -61,8 +62,14 @@ export async function consumeNonce(q: Queryable, deps: AuthDeps, user: UserRow, 
   const byEmail = (user.email ?? "") !== "";
   const identifier = byEmail ? (user.email as string) : (user.phone ?? "");
   const lifetimeMs = (byEmail ? deps.config.mailer.otpExpSeconds : deps.config.sms.otpExpSeconds) * 1000;
-  const fresh = millis(user.reauthentication_sent_at) + lifetimeMs > Date.now();
-  if (!fresh || !sameHash(tokenHash(identifier, nonce), user.reauthentication_token)) throw errors.reauthenticationNotValid();
+  if (!byEmail && deps.smsCodes) {
+    // Twilio Verify made the nonce: it alone can say whether it is valid, and GoTrue answers its
+    // refusal as an invalid code (internal/api/reauthenticate.go).
+    if (!(await providerApproves(deps, identifier, nonce))) throw errors.otpInvalid();
+  } else {
+    const fresh = millis(user.reauthentication_sent_at) + lifetimeMs > Date.now();
+    if (!fresh || !sameHash(tokenHash(identifier, nonce), user.reauthentication_token)) throw errors.reauthenticationNotValid();
+  }
   await updateUser(q, deps.tables, user.id, { reauthentication_token: "", reauthentication_sent_at: null });
   await deleteOneTimeTokens(q, deps.tables, user.id, "reauthentication_token");
 }

@@ -28,6 +28,7 @@ import { AuthError, errors } from "./errors.js";
 import { normalizeEmail, normalizePhone } from "./identifiers.js";
 import { tokenHash } from "./one-time-tokens.js";
 import { type AuthMethod, startSession, type TokenResponse } from "./sessions.js";
+import { providerApproves } from "./sms-readiness.js";
 import { millis } from "./time.js";
 import { encodeValues } from "./url-encoding.js";
 
@@ -166,6 +167,10 @@ async function checkCode(q: Queryable, deps: AuthDeps, meta: RequestMeta, type: 
       const testOtp = config.sms.testOtp[phone as string];
       if (testOtp !== undefined && sameHash(testOtp, input.token)) {
         valid = true;
+        break;
+      }
+      if (deps.smsCodes) {
+        valid = await providerApproves(deps, type === "sms" ? (phone as string) : (user.phone_change ?? ""), input.token);
         break;
       }
       const [expected, sentAt] =

@@ -9,8 +9,8 @@
  */
 import type { Logger } from "@platform/core";
 import type { AuthConfig } from "../config.js";
-import { byChannel, type Messenger, undeliveredMessenger } from "../domain/messenger.js";
-import { smsMessenger, smsSender } from "../sms/messenger.js";
+import { byChannel, type Messenger, type SmsCodeChecker, undeliveredMessenger } from "../domain/messenger.js";
+import { smsMessenger, smsProvider } from "../sms/messenger.js";
 import { MailComposer } from "./compose.js";
 import type { CaughtMail, MailCatcher } from "./mail-catcher.js";
 import type { SmtpMessenger } from "./smtp-messenger.js";
@@ -26,6 +26,8 @@ export interface Mailbox {
 export interface MailDelivery {
   messenger: Messenger | undefined;
   mailbox: Mailbox | undefined;
+  /** The SMS provider's own code check (Twilio Verify). */
+  smsCodes: SmsCodeChecker | undefined;
   close(): Promise<void>;
 }
 
@@ -33,15 +35,16 @@ export interface MailDelivery {
 const CATCHER_FROM = "noreply@localhost";
 
 export async function startMailDelivery(config: AuthConfig, logger: Logger, options: { mailCatcher: boolean }): Promise<MailDelivery> {
-  const sender = smsSender(config.sms);
-  const sms = sender ? smsMessenger(config.sms, sender, logger) : undefined;
-  if (sender) logger.info({ provider: sender.name }, "SMS are sent through the configured provider");
+  const provider = smsProvider(config.sms);
+  const sms = provider ? smsMessenger(config.sms, provider.sender, logger) : undefined;
+  if (provider) logger.info({ provider: provider.sender.name }, "SMS are sent through the configured provider");
   const mail = await startEmail(config, logger, options);
-  if (!mail.email && !sms) return { messenger: undefined, mailbox: undefined, close: async () => {} };
+  if (!mail.email && !sms) return { messenger: undefined, mailbox: undefined, smsCodes: undefined, close: async () => {} };
   const fallback = undeliveredMessenger(logger);
   return {
     messenger: byChannel({ email: mail.email ?? fallback, sms: sms ?? fallback }),
     mailbox: mail.mailbox,
+    smsCodes: provider?.codes,
     close: mail.close,
   };
 }

@@ -1,26 +1,47 @@
 /**
  * The SMS messenger for the configured provider: renders SMS_TEMPLATE with the code (GoTrue's SMS
  * template knows one variable, `{{ .Code }}`: internal/api/phone.go) and hands the text to the
- * provider, answering the provider's message id. No messenger when no provider is chosen, when
+ * provider, answering the provider's message id. No messenger when no provider is chosen or
  * its credentials are incomplete (domain/sms-readiness.ts refuses those sends with GoTrue's
- * error) or for twilio_verify, which checks codes itself and is not supported yet.
+ * error). Twilio Verify also checks the codes it made (`codes`).
  */
 import type { Logger } from "@platform/core";
 import type { AuthConfig } from "../config.js";
 import { errors } from "../domain/errors.js";
-import type { Messenger } from "../domain/messenger.js";
+import type { Messenger, SmsCodeChecker } from "../domain/messenger.js";
 import { smsProviderIncomplete } from "../domain/sms-readiness.js";
 import { parseTemplate, TemplateError } from "../mail/go-template.js";
 import type { SmsSender } from "./http.js";
 import { messagebirdSender } from "./messagebird.js";
 import { textlocalSender } from "./textlocal.js";
 import { twilioSender } from "./twilio.js";
+import { twilioVerify } from "./twilio-verify.js";
 import { vonageSender } from "./vonage.js";
 
 type SmsConfig = AuthConfig["sms"];
 
-/** The sender for the chosen provider, or undefined when there is none that can send. */
-export function smsSender(sms: SmsConfig): SmsSender | undefined {
+export interface SmsProvider {
+  sender: SmsSender;
+  codes?: SmsCodeChecker | undefined;
+}
+
+/** The chosen provider, or undefined when there is none that can send. */
+export function smsProvider(sms: SmsConfig): SmsProvider | undefined {
+  if (sms.provider === "twilio_verify" && !smsProviderIncomplete(sms)) {
+    const c = sms.credentials;
+    return twilioVerify({
+      baseUrl: sms.baseUrls.twilio_verify,
+      accountSid: c.account_sid as string,
+      authToken: c.auth_token as string,
+      serviceSid: c.message_service_sid as string,
+      timeoutMs: sms.timeoutMs,
+    });
+  }
+  const sender = smsSender(sms);
+  return sender ? { sender } : undefined;
+}
+
+function smsSender(sms: SmsConfig): SmsSender | undefined {
   if (!sms.provider || smsProviderIncomplete(sms)) return undefined;
   const c = sms.credentials;
   const timeoutMs = sms.timeoutMs;
