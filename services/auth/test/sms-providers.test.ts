@@ -529,6 +529,7 @@ describe.each(backends)("SMS providers on %s", (backend) => {
           AUTH_SMS_TWILIO_VERIFY_AUTH_TOKEN: TWILIO.token,
           AUTH_SMS_TWILIO_VERIFY_MESSAGE_SERVICE_SID: VERIFY_SERVICE,
           AUTH_SMS_TWILIO_VERIFY_BASE_URL: standIn.url,
+          AUTH_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: "true",
           AUTH_DB_NAMESPACE: "sms_twilio_verify",
         },
         { deliver: true },
@@ -564,6 +565,31 @@ describe.each(backends)("SMS providers on %s", (backend) => {
       ]);
       expect(checks.every((r) => r.path === `/v2/Services/${VERIFY_SERVICE}/VerificationCheck`)).toBe(true);
       expect(checks.every((r) => r.headers.authorization === basic(TWILIO.sid, TWILIO.token))).toBe(true);
+    });
+
+    it("a phone user's reauthentication nonce is made and checked by Twilio", async () => {
+      const number = phone();
+      await signup(server, number);
+      const verified = await server.request("/verify", json("POST", { type: "sms", phone: number, token: codes.get(number) }));
+      const session = (await verified.json()) as { access_token: string; user: { id: string } };
+      // Sessions over 24 hours old need a nonce for a password change.
+      await server.db.query(
+        sql`UPDATE ${server.table("sessions")} SET created_at = now() - interval '25 hours' WHERE user_id = ${session.user.id}`,
+      );
+      const auth = { authorization: `Bearer ${session.access_token}` };
+
+      const reauth = await server.request("/reauthenticate", { headers: auth });
+      expect(reauth.status).toBe(200);
+      expect(await reauth.json()).toEqual({ message_id: `VE${number.slice(-8)}` });
+      expect(standIn.received.filter((r) => r.path.endsWith("/Verifications") && r.form.To === number)).toHaveLength(2);
+
+      const wrong = await server.request("/user", json("PUT", { password: "secret-2", nonce: "000000" }, session.access_token));
+      expect(wrong.status).toBe(403);
+      expect(await wrong.json()).toMatchObject({ error_code: "otp_expired", msg: "Token has expired or is invalid" });
+      const changed = await server.request("/user", json("PUT", { password: "secret-2", nonce: codes.get(number) }, session.access_token));
+      expect(changed.status).toBe(200);
+      const signedIn = await server.request("/token?grant_type=password", json("POST", { phone: number, password: "secret-2" }));
+      expect(signedIn.status).toBe(200);
     });
 
     it("WhatsApp goes as Channel=whatsapp without prefixes; a refused verification answers sms_send_failed and keeps no user", async () => {
