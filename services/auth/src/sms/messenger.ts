@@ -73,6 +73,7 @@ function smsSender(sms: SmsConfig): SmsSender | undefined {
         timeoutMs,
       });
     case "twilio_verify":
+      // Built by smsProvider with its code check; no plain sender.
       return undefined;
   }
 }
