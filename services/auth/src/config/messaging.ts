@@ -1,9 +1,11 @@
 /**
- * Email, SMS and captcha settings. Read and validated now; sending mail and SMS and checking
- * captchas come in later increments (see the README), so nothing here is required yet.
+ * Email, SMS and captcha settings. Mail goes out over SMTP (src/mail), SMS through the chosen
+ * provider (src/sms); checking captchas comes in a later increment (see the README). Nothing here
+ * is required: a service without SMTP or an SMS provider logs the messages it cannot send.
  */
-import { boolean, custom, type Env, integer, oneOf, readConfig, string } from "@platform/core";
-import { duration, names, optionalEmail, optionalUrl, parseInstant, parseTestOtps } from "./values.js";
+import { boolean, ConfigError, custom, type Env, integer, oneOf, readConfig, string } from "@platform/core";
+import { parseTemplate, TemplateError } from "../mail/go-template.js";
+import { duration, names, optionalEmail, optionalUrl, parseInstant, parseTestOtps, parseUrl } from "./values.js";
 
 const MESSAGES = ["INVITE", "CONFIRMATION", "RECOVERY", "MAGIC_LINK", "EMAIL_CHANGE"] as const;
 const NOTIFICATIONS = [
@@ -84,6 +86,43 @@ const SMS_CREDENTIALS: Record<(typeof SMS_PROVIDERS)[number], string[]> = {
 };
 
 /**
+ * Where each provider's API is (SMS_<PROVIDER>_BASE_URL), so tests and air-gapped deployments can
+ * point elsewhere. The defaults are the hosts GoTrue calls (internal/api/sms_provider/*.go); the
+ * paths it adds are fixed (see src/sms).
+ */
+const SMS_BASE_URLS = {
+  twilio: "https://api.twilio.com",
+  twilio_verify: "https://verify.twilio.com",
+  messagebird: "https://rest.messagebird.com",
+  textlocal: "https://api.textlocal.in",
+  vonage: "https://rest.nexmo.com",
+} as const;
+
+/** GoTrue's default SMS text; an empty SMS_TEMPLATE means it too. */
+export const DEFAULT_SMS_TEMPLATE = "Your code is {{ .Code }}";
+
+const baseUrl = (fallback: string) => (raw: string | undefined) => parseUrl(raw ?? fallback);
+
+/**
+ * GoTrue parses SMS_TEMPLATE at start-up when a provider is chosen and refuses to start on a
+ * template it cannot parse (internal/conf/configuration.go); the service does the same with the
+ * template subset it knows (src/mail/go-template.ts).
+ */
+function checkSmsTemplate(source: string): void {
+  try {
+    parseTemplate(source);
+  } catch (error) {
+    if (!(error instanceof TemplateError)) throw error;
+    throw new ConfigError([`AUTH_SMS_TEMPLATE cannot be parsed: ${error.message}`]);
+  }
+}
+
+/** GoTrue's GOTRUE_INTERNAL_HTTP_TIMEOUT: a Go duration, 0 meaning the 10s default. */
+function httpTimeout(raw: string | undefined): number {
+  return duration(10_000)(raw) || 10_000;
+}
+
+/**
  * As in GoTrue, a provider with missing credentials does not stop start-up: the service warns
  * then, and refuses each SMS (`missingCredentials` lists the empty settings).
  */
@@ -99,11 +138,25 @@ export function readSms(env: Env) {
       if (!found) throw new Error(`must be one of ${SMS_PROVIDERS.join(", ")}, got "${raw}"`);
       return found;
     }),
-    template: string(names("SMS_TEMPLATE"), "Your code is {{ .Code }}"),
+    template: string(names("SMS_TEMPLATE"), DEFAULT_SMS_TEMPLATE),
     testOtp: custom(names("SMS_TEST_OTP"), parseTestOtps),
+    // Twilio's WhatsApp content template (GoTrue's SMS_TWILIO_CONTENT_SID): when set, WhatsApp
+    // messages carry the code as its variable instead of the rendered SMS_TEMPLATE.
+    twilioContentSid: string(names("SMS_TWILIO_CONTENT_SID")),
+    // GoTrue bounds every call to an SMS provider with GOTRUE_INTERNAL_HTTP_TIMEOUT (default 10s,
+    // internal/api/sms_provider/sms_provider.go); a send runs inside the request's transaction.
+    timeoutMs: custom(names("INTERNAL_HTTP_TIMEOUT"), httpTimeout),
   });
   // GoTrue reads SMS_TEST_OTP_VALID_UNTIL as an RFC 3339 time; after it the test codes stop working.
   const testOtpValidUntil = readConfig(env, { at: custom(names("SMS_TEST_OTP_VALID_UNTIL"), parseInstant) }).at;
+  const baseUrls = readConfig(env, {
+    twilio: custom(names("SMS_TWILIO_BASE_URL"), baseUrl(SMS_BASE_URLS.twilio)),
+    twilio_verify: custom(names("SMS_TWILIO_VERIFY_BASE_URL"), baseUrl(SMS_BASE_URLS.twilio_verify)),
+    messagebird: custom(names("SMS_MESSAGEBIRD_BASE_URL"), baseUrl(SMS_BASE_URLS.messagebird)),
+    textlocal: custom(names("SMS_TEXTLOCAL_BASE_URL"), baseUrl(SMS_BASE_URLS.textlocal)),
+    vonage: custom(names("SMS_VONAGE_BASE_URL"), baseUrl(SMS_BASE_URLS.vonage)),
+  });
+  if (sms.provider) checkSmsTemplate(sms.template);
   const credentials: Record<string, string> = {};
   const missingCredentials: string[] = [];
   if (sms.provider) {
@@ -116,7 +169,7 @@ export function readSms(env: Env) {
       else missingCredentials.push(`AUTH_${name}`);
     }
   }
-  return { ...sms, testOtpValidUntil, credentials, missingCredentials };
+  return { ...sms, testOtpValidUntil, baseUrls, credentials, missingCredentials };
 }
 
 export function readCaptcha(env: Env, problems: string[]) {

@@ -3,7 +3,7 @@ import type { Database, Logger } from "@platform/core";
 import type { AuthConfig } from "../config.js";
 import type { AuthTables } from "../db/tables.js";
 import type { KeyRing } from "./keys.js";
-import type { Messenger } from "./messenger.js";
+import type { Messenger, SmsCodeChecker } from "./messenger.js";
 import type { PasswordHasher } from "./passwords.js";
 import type { UniformTiming } from "./uniform-timing.js";
 
@@ -16,6 +16,8 @@ export interface AuthDeps {
   messenger: Messenger;
   /** Holds back answers that must not reveal whether an address has an account. */
   timing: UniformTiming;
+  /** Set when the SMS provider checks codes itself (Twilio Verify). */
+  smsCodes?: SmsCodeChecker | undefined;
   logger: Logger;
 }
 

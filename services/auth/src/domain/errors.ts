@@ -16,6 +16,22 @@ export class AuthError extends AppError {
   declare readonly details: AuthErrorDetails | undefined;
 }
 
+/**
+ * An SMS provider refused a message or could not be reached. Not answered as is:
+ * reportingFailures (messenger.ts) logs it and answers GoTrue's sms_send_failed with `reason`,
+ * which says what the provider said (as GoTrue does) with credentials and the code taken out;
+ * `details` (the HTTP status, the provider's error code) go to the log only.
+ */
+export class SmsProviderError extends Error {
+  constructor(
+    readonly reason: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(reason);
+    this.name = "SmsProviderError";
+  }
+}
+
 const make = (status: number, code: string, message: string, details?: AuthErrorDetails) => new AuthError(status, code, message, details);
 
 export const INVALID_LOGIN = "Invalid login credentials";
@@ -94,6 +110,8 @@ export const errors = {
   smsProviderUnavailable: () => make(500, "unexpected_failure", "Unable to get SMS provider"),
   /** GoTrue (internal/api/phone.go) when the provider refuses a message; `otpType` is confirmation, phone_change or reauthentication. */
   smsSendFailed: (otpType: string, reason: string) => make(422, "sms_send_failed", `Error sending ${otpType} OTP to provider: ${reason}`),
+  /** GoTrue (internal/api/phone.go) when SMS_TEMPLATE cannot be rendered with the code. */
+  smsTemplateFailed: () => make(500, "unexpected_failure", "error generating sms template"),
 
   // Admin API, links and /verify.
   notAdmin: () => make(403, "not_admin", "User not allowed"),

@@ -1,12 +1,13 @@
 /**
  * Outgoing one-time codes (confirmation, email or phone change, reauthentication nonce, invite,
  * password recovery).
- * Email goes out over SMTP when it is configured (src/mail); SMS is a later increment, and
- * without SMTP the default messenger only logs that a message was not delivered (never its code).
+ * Email goes out over SMTP when it is configured (src/mail), SMS through the configured provider
+ * (src/sms); without either the default messenger only logs that a message was not delivered
+ * (never its code).
  * Tests plug in a messenger that records the messages.
  */
 import type { Logger } from "@platform/core";
-import { AuthError, errors } from "./errors.js";
+import { AuthError, errors, SmsProviderError } from "./errors.js";
 
 export type MessageKind =
   | "confirmation"
@@ -49,6 +50,15 @@ export interface Messenger {
   send(message: OutgoingMessage): Promise<Delivered | undefined>;
 }
 
+/**
+ * A provider that makes and checks the codes itself (Twilio Verify): the code the user types is
+ * not the one the service stored, so /verify and reauthentication ask the provider. `check`
+ * throws when the provider does not approve the code (or cannot be asked).
+ */
+export interface SmsCodeChecker {
+  check(phone: string, code: string): Promise<void>;
+}
+
 export function undeliveredMessenger(logger: Logger): Messenger {
   return {
     async send(message) {
@@ -61,22 +71,27 @@ export function undeliveredMessenger(logger: Logger): Messenger {
   };
 }
 
-/** What GoTrue answers when a mail of this kind cannot be sent (internal/api/mail.go). */
-const FAILURE_MESSAGES: Record<MessageKind, string> = {
+/** What GoTrue answers when a mail of this kind cannot be sent (internal/api/mail.go); a phone change goes only by SMS. */
+const EMAIL_FAILURE_MESSAGES: Record<Exclude<MessageKind, "phone_change">, string> = {
   confirmation: "Error sending confirmation email",
   invite: "Error sending invite email",
   email_change_new: "Error sending email change email",
   email_change_current: "Error sending email change email",
   reauthentication: "Error sending reauthentication email",
-  phone_change: "Error sending phone change sms",
   recovery: "Error sending recovery email",
   magiclink: "Error sending magic link email",
 };
 
+/** What an SMS failure reports as its cause when it is not a provider's own answer (a bug, an unexpected throw). */
+const UNEXPECTED_SMS_FAILURE = "unexpected error";
+
 /**
- * Turns a delivery failure into GoTrue's 500 (no error code of its own: `unexpected_failure`),
- * logging the cause. Call sites send inside the transaction that stored the code, so the
- * failure also rolls the code back.
+ * Turns a delivery failure into GoTrue's answer, logging the cause. Email: GoTrue's 500 (no error
+ * code of its own: `unexpected_failure`) with the message for the mail's kind. SMS: GoTrue's 422
+ * `sms_send_failed`, "Error sending <kind> OTP to provider: <reason>" (internal/api/phone.go; the
+ * kinds an SMS carries, confirmation, phone_change and reauthentication, are GoTrue's OTP types).
+ * Call sites send inside the transaction that stored the code, so the failure also rolls the
+ * code back.
  */
 export function reportingFailures(inner: Messenger, logger: Logger): Messenger {
   return {
@@ -85,8 +100,16 @@ export function reportingFailures(inner: Messenger, logger: Logger): Messenger {
         return await inner.send(message);
       } catch (error) {
         if (error instanceof AuthError) throw error;
-        logger.error({ err: error, kind: message.kind, channel: message.channel, userId: message.userId }, "message delivery failed");
-        throw errors.messageNotSent(FAILURE_MESSAGES[message.kind]);
+        const fields = { kind: message.kind, channel: message.channel, userId: message.userId };
+        if (message.channel === "sms") {
+          const provider = error instanceof SmsProviderError ? error : undefined;
+          logger.error({ ...fields, ...provider?.details, err: provider ? provider.message : error }, "SMS delivery failed");
+          throw errors.smsSendFailed(message.kind, provider?.reason ?? UNEXPECTED_SMS_FAILURE);
+        }
+        logger.error({ ...fields, err: error }, "message delivery failed");
+        throw errors.messageNotSent(
+          message.kind === "phone_change" ? "Error sending phone change email" : EMAIL_FAILURE_MESSAGES[message.kind],
+        );
       }
     },
   };

@@ -23,6 +23,7 @@ import { normalizeEmail, normalizePhone } from "./identifiers.js";
 import { sendPhoneCode } from "./phone-codes.js";
 import { checkPkceParams, isPkce, type PkceParams, startFlow } from "./pkce.js";
 import { signupForOtp } from "./signup.js";
+import { smsChannel } from "./sms-readiness.js";
 import { secondsUntil } from "./time.js";
 
 export interface MagicLinkInput extends PkceParams {
@@ -38,17 +39,6 @@ export interface OtpInput extends MagicLinkInput {
 }
 
 export type OtpAnswer = { message_id?: string };
-
-const INVALID_CHANNEL =
-  "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider.";
-
-/** GoTrue's sms_provider.IsValidMessageChannel: sms always; whatsapp only through Twilio. */
-export function checkChannel(deps: AuthDeps, channel: string): "sms" | "whatsapp" {
-  if (channel === "sms") return "sms";
-  const twilio = deps.config.sms.provider === "twilio" || deps.config.sms.provider === "twilio_verify";
-  if (channel === "whatsapp" && twilio) return "whatsapp";
-  throw errors.validation(INVALID_CHANNEL);
-}
 
 function checkMagicLinkEnabled(deps: AuthDeps): void {
   if (!deps.config.external.email) throw errors.emailLoginsDisabled();
@@ -125,6 +115,6 @@ export function otp(deps: AuthDeps, meta: RequestMeta, input: OtpInput, redirect
   if (!input.phone) throw errors.validation("One of email or phone must be set");
   if (!config.external.phone) throw errors.phoneProviderDisabled();
   const phone = normalizePhone(input.phone);
-  const via = checkChannel(deps, input.channel || "sms");
+  const via = smsChannel(config.sms, input.channel);
   return deps.timing.run("otp:phone", () => phoneOtp(deps, meta, phone, via, input));
 }

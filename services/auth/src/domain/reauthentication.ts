@@ -13,12 +13,14 @@ import type { AuthDeps, RequestMeta } from "./context.js";
 import { errors } from "./errors.js";
 import { issueOneTimeToken, tokenHash } from "./one-time-tokens.js";
 import { sendPhoneCode } from "./phone-codes.js";
+import { providerApproves } from "./sms-readiness.js";
 import { millis, secondsUntil } from "./time.js";
 
 /** Minimum time between two nonces for one user by email (SMS uses SMS_MAX_FREQUENCY). */
 export const EMAIL_RESEND_INTERVAL_MS = 60_000;
 
-export async function requestReauthentication(deps: AuthDeps, meta: RequestMeta, user: UserRow): Promise<Record<string, never>> {
+/** GoTrue answers `{}`, with the SMS provider's `message_id` when it reported one (internal/api/reauthenticate.go). */
+export async function requestReauthentication(deps: AuthDeps, meta: RequestMeta, user: UserRow): Promise<{ message_id?: string }> {
   const { config } = deps;
   const email = user.email ?? "";
   const phone = user.phone ?? "";
@@ -26,12 +28,12 @@ export async function requestReauthentication(deps: AuthDeps, meta: RequestMeta,
   if (email !== "" && !user.email_confirmed_at) throw errors.verifyEmailFirst();
   if (email === "" && !user.phone_confirmed_at) throw errors.verifyPhoneFirst();
   const byEmail = email !== "";
-  await deps.db.transaction(async (tx) => {
+  return deps.db.transaction(async (tx) => {
     const current = (await findUserById(tx, deps.tables, user.id, { lock: true })) ?? user;
     await audit(tx, deps, meta, user, "user_reauthenticate_requested");
     if (!byEmail) {
-      await sendPhoneCode(tx, deps, current, { purpose: "reauthentication", phone });
-      return;
+      const { messageId } = await sendPhoneCode(tx, deps, current, { purpose: "reauthentication", phone });
+      return messageId ? { message_id: messageId } : {};
     }
     const wait = secondsUntil(current.reauthentication_sent_at, EMAIL_RESEND_INTERVAL_MS);
     if (wait > 0) throw errors.emailSendTooSoon(wait);
@@ -53,8 +55,8 @@ export async function requestReauthentication(deps: AuthDeps, meta: RequestMeta,
       email,
       data: current.raw_user_meta_data ?? {},
     });
+    return {};
   });
-  return {};
 }
 
 function sameHash(a: string, b: string): boolean {
@@ -69,8 +71,14 @@ export async function consumeNonce(q: Queryable, deps: AuthDeps, user: UserRow, 
   const byEmail = (user.email ?? "") !== "";
   const identifier = byEmail ? (user.email as string) : (user.phone ?? "");
   const lifetimeMs = (byEmail ? deps.config.mailer.otpExpSeconds : deps.config.sms.otpExpSeconds) * 1000;
-  const fresh = millis(user.reauthentication_sent_at) + lifetimeMs > Date.now();
-  if (!fresh || !sameHash(tokenHash(identifier, nonce), user.reauthentication_token)) throw errors.reauthenticationNotValid();
+  if (!byEmail && deps.smsCodes) {
+    // Twilio Verify made the nonce: it alone can say whether it is valid, and GoTrue answers its
+    // refusal as an invalid code (internal/api/reauthenticate.go).
+    if (!(await providerApproves(deps, identifier, nonce))) throw errors.otpInvalid();
+  } else {
+    const fresh = millis(user.reauthentication_sent_at) + lifetimeMs > Date.now();
+    if (!fresh || !sameHash(tokenHash(identifier, nonce), user.reauthentication_token)) throw errors.reauthenticationNotValid();
+  }
   await updateUser(q, deps.tables, user.id, { reauthentication_token: "", reauthentication_sent_at: null });
   await deleteOneTimeTokens(q, deps.tables, user.id, "reauthentication_token");
 }

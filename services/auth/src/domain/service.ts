@@ -14,7 +14,7 @@ import { authenticate } from "./current-user.js";
 import { errors } from "./errors.js";
 import { KeyRing } from "./keys.js";
 import { logout, parseLogoutScope } from "./logout.js";
-import { type Messenger, reportingFailures, undeliveredMessenger } from "./messenger.js";
+import { type Messenger, reportingFailures, type SmsCodeChecker, undeliveredMessenger } from "./messenger.js";
 import { type MagicLinkInput, magicLink, type OtpAnswer, type OtpInput, otp } from "./otp.js";
 import { type PasswordGrantInput, passwordGrant } from "./password-grant.js";
 import { PasswordHasher } from "./passwords.js";
@@ -39,6 +39,8 @@ export interface AuthServiceOptions {
   meter?: Meter | undefined;
   /** Where one-time codes go; by default they are logged as undelivered. */
   messenger?: Messenger;
+  /** The SMS provider's own code check, when it makes the codes (Twilio Verify). */
+  smsCodes?: SmsCodeChecker | undefined;
 }
 
 export class AuthService {
@@ -56,6 +58,7 @@ export class AuthService {
       passwords: new PasswordHasher(config.security.passwordHashCost, config.security.passwordHashConcurrency, options.meter),
       messenger: reportingFailures(refusingUnconfiguredSms(config.sms, options.messenger ?? undeliveredMessenger(logger)), logger),
       timing: new UniformTiming(),
+      smsCodes: options.smsCodes,
       logger,
     });
   }

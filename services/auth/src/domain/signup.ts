@@ -21,6 +21,7 @@ import { checkNewPassword } from "./passwords.js";
 import { sendPhoneCode } from "./phone-codes.js";
 import { checkPkceParams, isPkce, type PkceParams, startFlow } from "./pkce.js";
 import { startSession, type TokenResponse } from "./sessions.js";
+import { smsChannel } from "./sms-readiness.js";
 import { nowIso, secondsUntil } from "./time.js";
 import { type UserJson, userJson } from "./user-json.js";
 
@@ -48,13 +49,7 @@ function validate(deps: AuthDeps, input: SignupInput): void {
   });
   if (input.email && input.phone) throw errors.validation("Only an email address or phone number should be provided on signup.");
   if (input.phone) {
-    const channel = input.channel || "sms";
-    const whatsapp = deps.config.sms.provider === "twilio" || deps.config.sms.provider === "twilio_verify";
-    if (channel !== "sms" && !(channel === "whatsapp" && whatsapp)) {
-      throw errors.validation(
-        "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider.",
-      );
-    }
+    smsChannel(deps.config.sms, input.channel);
     if (input.codeChallenge) throw errors.validation("PKCE not supported for phone signups");
   }
   checkPkceParams(input);

@@ -15,10 +15,10 @@ import type { AuthDeps, RequestMeta } from "./context.js";
 import { type Authenticated, isAdminUser } from "./current-user.js";
 import { errors } from "./errors.js";
 import { normalizeEmail, normalizePhone } from "./identifiers.js";
-import { checkChannel } from "./otp.js";
 import { checkNewPassword } from "./passwords.js";
 import { checkPkceParams } from "./pkce.js";
 import { consumeNonce } from "./reauthentication.js";
+import { smsChannel } from "./sms-readiness.js";
 import { millis } from "./time.js";
 import { type UserJson, userJson } from "./user-json.js";
 
@@ -107,7 +107,7 @@ export async function updateCurrentUser(deps: AuthDeps, meta: RequestMeta, auth:
   const { user } = auth;
   const email = input.email ? normalizeEmail(input.email) : undefined;
   const phone = input.phone ? normalizePhone(input.phone) : undefined;
-  const via = phone ? checkChannel(deps, input.channel || "sms") : "sms";
+  const via = phone ? smsChannel(deps.config.sms, input.channel) : "sms";
   checkPkceParams(input);
   if (input.appMetadata !== undefined && !isAdminUser(deps, user)) throw errors.appMetadataNotAllowed();
   if (user.is_anonymous && input.password && !email && !phone) throw errors.anonymousPasswordWithoutIdentifier();

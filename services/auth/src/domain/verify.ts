@@ -30,6 +30,7 @@ import { tokenHash } from "./one-time-tokens.js";
 import { testOtpFor } from "./phone-codes.js";
 import { flowMethodOfType, issueAuthCode, PKCE_PREFIX } from "./pkce.js";
 import { type AuthMethod, startSession, type TokenResponse } from "./sessions.js";
+import { providerApproves } from "./sms-readiness.js";
 import { millis } from "./time.js";
 import { encodeValues } from "./url-encoding.js";
 
@@ -168,6 +169,10 @@ async function checkCode(q: Queryable, deps: AuthDeps, meta: RequestMeta, type: 
       const testOtp = testOtpFor(deps, phone as string);
       if (testOtp !== undefined && sameHash(testOtp, input.token)) {
         valid = true;
+        break;
+      }
+      if (deps.smsCodes) {
+        valid = await providerApproves(deps, type === "sms" ? (phone as string) : (user.phone_change ?? ""), input.token);
         break;
       }
       const [expected, sentAt] =
