@@ -17,7 +17,15 @@ export type MessageKind =
   | "reauthentication"
   | "invite"
   | "recovery"
-  | "magiclink";
+  | "magiclink"
+  | NotificationKind;
+
+/** Mails that tell the user something happened (each behind its MAILER_NOTIFICATIONS_*_ENABLED switch). */
+export type NotificationKind =
+  | "password_changed_notification"
+  | "email_changed_notification"
+  | "phone_changed_notification"
+  | "identity_linked_notification";
 
 export interface OutgoingMessage {
   kind: MessageKind;
@@ -37,6 +45,11 @@ export interface OutgoingMessage {
   newEmail?: string | undefined;
   /** The user's user_metadata (`{{ .Data }}`). */
   data?: Record<string, unknown> | undefined;
+  /** Notifications: what changed (`{{ .OldEmail }}`, `{{ .Phone }}`, `{{ .OldPhone }}`, `{{ .Provider }}`). */
+  oldEmail?: string | undefined;
+  phone?: string | undefined;
+  oldPhone?: string | undefined;
+  provider?: string | undefined;
   /** For SMS: the channel the request asked for (`channel` of /otp and /signup); WhatsApp only through Twilio. */
   via?: "sms" | "whatsapp" | undefined;
 }
@@ -80,6 +93,10 @@ const EMAIL_FAILURE_MESSAGES: Record<Exclude<MessageKind, "phone_change">, strin
   reauthentication: "Error sending reauthentication email",
   recovery: "Error sending recovery email",
   magiclink: "Error sending magic link email",
+  password_changed_notification: "Error sending password changed notification email",
+  email_changed_notification: "Error sending email changed notification email",
+  phone_changed_notification: "Error sending phone changed notification email",
+  identity_linked_notification: "Error sending identity linked notification email",
 };
 
 /** What an SMS failure reports as its cause when it is not a provider's own answer (a bug, an unexpected throw). */

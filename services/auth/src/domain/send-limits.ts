@@ -42,7 +42,7 @@ async function checkEmail(message: OutgoingMessage, config: SendLimitConfig, buc
   if (!(await bucket.take())) throw errors.emailRateLimited();
 }
 
-async function checkSms(message: OutgoingMessage, config: SendLimitConfig, bucket: SendBucket): Promise<void> {
+async function checkSms(config: SendLimitConfig, bucket: SendBucket): Promise<void> {
   if (config.sms.autoconfirm) return;
   if (!(await bucket.take())) throw errors.smsRateLimited();
 }
@@ -52,7 +52,7 @@ export function limitingSends(inner: Messenger, buckets: SendBuckets, config: Se
   return {
     async send(message) {
       if (message.channel === "email") await checkEmail(message, config, buckets.email);
-      else await checkSms(message, config, buckets.sms);
+      else await checkSms(config, buckets.sms);
       return inner.send(message);
     },
   };

@@ -15,6 +15,7 @@ import type { AuthDeps, RequestMeta } from "./context.js";
 import { type Authenticated, isAdminUser } from "./current-user.js";
 import { errors } from "./errors.js";
 import { normalizeEmail, normalizePhone } from "./identifiers.js";
+import { sendNotices } from "./notifications.js";
 import { checkNewPassword } from "./passwords.js";
 import { checkPkceParams } from "./pkce.js";
 import { consumeNonce } from "./reauthentication.js";
@@ -117,7 +118,7 @@ export async function updateCurrentUser(deps: AuthDeps, meta: RequestMeta, auth:
   if (newPhone && (await phoneTaken(deps.db, deps.tables, newPhone, user.id))) throw errors.phoneExists();
   const passwordHash = input.password !== undefined ? await preparePassword(deps, auth, input, input.password) : undefined;
 
-  return deps.db.transaction(async (tx) => {
+  const updated = await deps.db.transaction(async (tx) => {
     let current = (await findUserById(tx, deps.tables, user.id, { lock: true })) ?? user;
     if (passwordHash !== undefined) current = await savePassword(tx, deps, meta, auth, current, passwordHash, input.nonce);
     if (input.data)
@@ -132,6 +133,8 @@ export async function updateCurrentUser(deps: AuthDeps, meta: RequestMeta, auth:
     if (newEmail) current = await changeEmail(tx, deps, current, newEmail, input);
     if (newPhone) current = await changePhone(tx, deps, current, newPhone, via);
     await audit(tx, deps, meta, current, "user_modified");
-    return userJson(current, await identitiesOfUser(tx, deps.tables, user.id));
+    return { row: current, json: userJson(current, await identitiesOfUser(tx, deps.tables, user.id)) };
   });
+  if (passwordHash !== undefined) await sendNotices(deps, [{ kind: "password_changed_notification", user: updated.row }]);
+  return updated.json;
 }

@@ -18,7 +18,7 @@ import { identitiesOfUser, updateIdentityData } from "../db/identities.js";
 import { deleteOneTimeTokens } from "../db/one-time-tokens.js";
 import type { OneTimeTokenType, Timestamp, UserRow } from "../db/rows.js";
 import { findOneTimeToken } from "../db/token-lookup.js";
-import { findUserByEmailInAudience, findUserByPhoneChange, findUserByPhoneInAudience } from "../db/user-directory.js";
+import { findUserByEmailInAudience, findUserByPhoneChange, findUserByPhoneInAudience, identityOfUser } from "../db/user-directory.js";
 import { findUserById, updateUser } from "../db/users.js";
 import { NOW } from "../db/values.js";
 import { confirmEmail, confirmPhone, contactIdentityData, refreshProviders, upsertIdentity } from "./account-changes.js";
@@ -26,6 +26,7 @@ import { audit } from "./audit.js";
 import type { AuthDeps, RequestMeta } from "./context.js";
 import { AuthError, errors } from "./errors.js";
 import { normalizeEmail, normalizePhone } from "./identifiers.js";
+import { type Notice, sendNotices } from "./notifications.js";
 import { tokenHash } from "./one-time-tokens.js";
 import { testOtpFor } from "./phone-codes.js";
 import { flowMethodOfType, issueAuthCode, PKCE_PREFIX } from "./pkce.js";
@@ -310,9 +311,13 @@ async function applyPhone(q: Queryable, deps: AuthDeps, meta: RequestMeta, user:
 /** The amr method of a verified session: `recovery` for a recovery link (so it may set a new password), else `otp`. */
 const methodOf = (type: VerifyType): AuthMethod => (type === "recovery" ? "recovery" : "otp");
 
-/** Applies a checked code: the verified user, or undefined after the first half of a secure email change. */
-async function apply(q: Queryable, deps: AuthDeps, meta: RequestMeta, checked: Checked): Promise<UserRow | undefined> {
+/**
+ * Applies a checked code: the verified user, or undefined after the first half of a secure email
+ * change. The notifications the change calls for are added to `notices`, to be sent once it is committed.
+ */
+async function apply(q: Queryable, deps: AuthDeps, meta: RequestMeta, checked: Checked, notices: Notice[]): Promise<UserRow | undefined> {
   const { type } = checked;
+  const before = checked.user;
   let user: UserRow | undefined;
   switch (type) {
     case "signup":
@@ -326,19 +331,28 @@ async function apply(q: Queryable, deps: AuthDeps, meta: RequestMeta, checked: C
     case "email_change":
       user = await applyEmailChange(q, deps, meta, checked.user, checked.hash);
       if (!user) return undefined;
+      if ((before.email ?? "") !== "" && before.email !== user.email) {
+        notices.push({ kind: "email_changed_notification", user, oldEmail: before.email ?? "" });
+      }
       break;
     case "sms":
-    case "phone_change":
       user = await applyPhone(q, deps, meta, checked.user, type, checked.phone ?? checked.user.phone_change);
       break;
+    case "phone_change": {
+      const linked = (await identityOfUser(q, deps.tables, before.id, "phone")) === undefined;
+      user = await applyPhone(q, deps, meta, checked.user, type, checked.phone ?? checked.user.phone_change);
+      if ((before.phone ?? "") !== user.phone) notices.push({ kind: "phone_changed_notification", user, oldPhone: before.phone ?? "" });
+      if (linked) notices.push({ kind: "identity_linked_notification", user, provider: "phone" });
+      break;
+    }
     default:
       throw errors.validation("Unsupported verification type");
   }
   return refreshProviders(q, deps, user);
 }
 
-async function complete(q: Queryable, deps: AuthDeps, meta: RequestMeta, checked: Checked): Promise<VerifyResult> {
-  const user = await apply(q, deps, meta, checked);
+async function complete(q: Queryable, deps: AuthDeps, meta: RequestMeta, checked: Checked, notices: Notice[]): Promise<VerifyResult> {
+  const user = await apply(q, deps, meta, checked, notices);
   if (!user) return { kind: "half", message: SINGLE_CONFIRMATION_ACCEPTED };
   return { kind: "session", type: checked.type, session: await startSession(q, deps, meta, user, methodOf(checked.type)) };
 }
@@ -346,12 +360,15 @@ async function complete(q: Queryable, deps: AuthDeps, meta: RequestMeta, checked
 export async function verifyPost(deps: AuthDeps, meta: RequestMeta, input: VerifyInput): Promise<VerifyResult> {
   const prepared = prepare(input);
   if (!isVerifyType(prepared.type)) throw errors.validation("Unsupported verification type");
-  return deps.db.transaction(async (tx) => {
+  const notices: Notice[] = [];
+  const result = await deps.db.transaction(async (tx) => {
     const checked = prepared.token
       ? await checkCode(tx, deps, meta, prepared.type, { ...prepared, token: prepared.token })
       : await checkTokenHash(tx, deps, prepared.type, prepared.hash);
-    return complete(tx, deps, meta, checked);
+    return complete(tx, deps, meta, checked, notices);
   });
+  await sendNotices(deps, notices);
+  return result;
 }
 
 /** Status and text of an error as a GET /verify redirect reports it. */
@@ -406,14 +423,16 @@ export async function verifyGet(
   const pkce = hash.startsWith(PKCE_PREFIX);
   const method = pkce ? flowMethodOfType(type) : undefined;
   if (pkce && !method) throw errors.validation(`unsupported authentication method "${type}"`);
+  const notices: Notice[] = [];
   try {
     const outcome = await deps.db.transaction(async (tx): Promise<GetOutcome> => {
       const checked = await checkTokenHash(tx, deps, type, hash);
-      const user = await apply(tx, deps, meta, checked);
+      const user = await apply(tx, deps, meta, checked, notices);
       if (!user) return { kind: "half" };
       if (method) return { kind: "code", code: await issueAuthCode(tx, deps, user.id, method) };
       return { kind: "session", session: await startSession(tx, deps, meta, user, methodOf(checked.type)), type: checked.type };
     });
+    await sendNotices(deps, notices);
     if (outcome.kind === "half") {
       const target = pkce ? withQuery(redirectTo, [["message", SINGLE_CONFIRMATION_ACCEPTED]]) : redirectTo;
       return `${target.split("#")[0]}#${encodeValues([

@@ -31,6 +31,10 @@ const KINDS: Partial<Record<MessageKind, KindSpec>> = {
   reauthentication: { template: "REAUTHENTICATION" },
   recovery: { template: "RECOVERY", link: { type: "recovery", path: "recovery" } },
   magiclink: { template: "MAGIC_LINK", link: { type: "magiclink", path: "recovery" } },
+  password_changed_notification: { template: "PASSWORD_CHANGED_NOTIFICATION" },
+  email_changed_notification: { template: "EMAIL_CHANGED_NOTIFICATION" },
+  phone_changed_notification: { template: "PHONE_CHANGED_NOTIFICATION" },
+  identity_linked_notification: { template: "IDENTITY_LINKED_NOTIFICATION" },
 };
 
 export class MailComposer {
@@ -76,6 +80,10 @@ export class MailComposer {
       Data: message.data ?? {},
       RedirectTo: redirectTo,
       SendingTo: message.to,
+      OldEmail: message.oldEmail ?? "",
+      Phone: message.phone ?? "",
+      OldPhone: message.oldPhone ?? "",
+      Provider: message.provider ?? "",
     };
     if (spec.link) {
       const path = config.mailer.urlPaths[spec.link.path];

@@ -4,7 +4,19 @@
  * template written for GoTrue works here and the other way round; the wording is our own.
  */
 
-export type MailTemplateKey = "INVITE" | "CONFIRMATION" | "RECOVERY" | "MAGIC_LINK" | "EMAIL_CHANGE" | "REAUTHENTICATION";
+export type MailTemplateKey =
+  | "INVITE"
+  | "CONFIRMATION"
+  | "RECOVERY"
+  | "MAGIC_LINK"
+  | "EMAIL_CHANGE"
+  | "REAUTHENTICATION"
+  | "PASSWORD_CHANGED_NOTIFICATION"
+  | "EMAIL_CHANGED_NOTIFICATION"
+  | "PHONE_CHANGED_NOTIFICATION"
+  | "IDENTITY_LINKED_NOTIFICATION";
+
+const notWithYou = "<p>If you did not make this change, reset your password and contact us at once.</p>";
 
 const layout = (title: string, body: string) => `<!doctype html>
 <html>
@@ -58,6 +70,26 @@ ${codeBlock}
     `<p>Enter this code to confirm the change to your account:</p>
 <p><strong style="font-size: 1.25em; letter-spacing: 0.1em;">{{ .Token }}</strong></p>
 <p>If you did not ask for a code, someone may know your password.</p>`,
+  ),
+  PASSWORD_CHANGED_NOTIFICATION: layout(
+    "Your password was changed",
+    `<p>The password of the account {{ .Email }} was just changed.</p>
+${notWithYou}`,
+  ),
+  EMAIL_CHANGED_NOTIFICATION: layout(
+    "Your email address was changed",
+    `<p>The account's email address was changed from {{ .OldEmail }} to {{ .Email }}.</p>
+${notWithYou}`,
+  ),
+  PHONE_CHANGED_NOTIFICATION: layout(
+    "Your phone number was changed",
+    `<p>The phone number of the account {{ .Email }} was changed{{ if .OldPhone }} from {{ .OldPhone }}{{ end }} to {{ .Phone }}.</p>
+${notWithYou}`,
+  ),
+  IDENTITY_LINKED_NOTIFICATION: layout(
+    "A sign-in method was added",
+    `<p>The account {{ .Email }} can now also sign in with {{ .Provider }}.</p>
+${notWithYou}`,
   ),
 };
 
