@@ -24,7 +24,7 @@ import { type RunningAuth, startAuth } from "../src/server.js";
 import { type Front, startFront } from "./auth-js/front.js";
 import { type FileOutcome, runJest } from "./auth-js/jest.js";
 import { formatReport, totals } from "./auth-js/report.js";
-import { adjustForStart, CLI_PORT, cliServer, composeServers, type ServerSettings } from "./auth-js/settings.js";
+import { CLI_PORT, cliServer, composeServers, type ServerSettings } from "./auth-js/settings.js";
 import { startSmtpSink } from "./auth-js/smtp-sink.js";
 
 /** The compose file's inbucket SMTP port, which the CLI's GoTrue is pointed at too. */
@@ -73,11 +73,7 @@ interface Started {
   front: Front;
 }
 
-/** What had to be changed for our service to start (adjustForStart), printed with the figures. */
-const deviations: string[] = [];
-
 async function startServer(settings: ServerSettings, scratch: ScratchDatabase, outputDir: string): Promise<Started> {
-  deviations.push(...adjustForStart(settings));
   const env = {
     ...settings.env,
     ...(scratch.url ? { DATABASE_URL: scratch.url } : {}),
@@ -145,7 +141,6 @@ async function main(): Promise<void> {
     await sink.close();
   }
   for (const report of reports) console.log(`\n${formatReport(report.title, report.files).join("\n")}`);
-  if (deviations.length > 0) console.log(`\nsettings changed so that our service starts:\n  ${deviations.join("\n  ")}`);
   const all = totals(reports.flatMap((r) => r.files));
   const seconds = Math.round((Date.now() - began) / 1000);
   console.log(

@@ -196,7 +196,7 @@ export function readAuthConfig(env: Env) {
   const database = collect(() => readDatabase(env));
   const observability = collect(() => readObservability(env));
   const jwt = collect(() => readJwt(env, problems));
-  const providers = readProviders(env, problems, collect);
+  const providers = readProviders(collect, env);
   const smtp = collect(() => readSmtp(env));
   const mailer = collect(() => readMailer(env));
   const sms = collect(() => readSms(env));

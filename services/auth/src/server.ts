@@ -64,6 +64,14 @@ function warnAboutInactiveSettings(config: AuthConfig, logger: Logger): void {
   for (const [name, provider] of Object.entries(config.external.providers))
     if (provider.enabled) inactive.push(`EXTERNAL_${name.toUpperCase()}_ENABLED`);
   if (inactive.length > 0) logger.warn({ settings: inactive }, "these settings are validated but not acted on yet");
+  for (const [name, provider] of Object.entries(config.external.providers)) {
+    if (provider.missing) {
+      logger.warn(
+        { provider: name, missing: provider.missing },
+        `${name} is enabled without ${provider.missing.join(", ")}; it would be refused when used`,
+      );
+    }
+  }
   const sms = smsConfigurationWarning(config.sms);
   if (sms) logger.warn(sms.fields, sms.message);
   // Twilio Verify sends and checks codes itself (GoTrue's internal/api/sms_provider/twilio_verify.go);

@@ -148,24 +148,3 @@ export function cliServer(signingKeys: string): ServerSettings {
   };
   return { name: "cli", port: CLI_PORT, prefix: "/auth/v1", env };
 }
-
-/**
- * Where our service refuses at start what GoTrue accepts: the value is changed and the change is
- * reported with the figures (each is a difference worth fixing in the service).
- */
-export function adjustForStart(settings: ServerSettings): string[] {
-  const notes: string[] = [];
-  const { env } = settings;
-  for (const [name, value] of Object.entries(env)) {
-    const provider = /^GOTRUE_EXTERNAL_(\w+)_ENABLED$/.exec(name)?.[1];
-    // OAuth providers only (the ones with a client id): not PHONE, EMAIL, ANONYMOUS_USERS...
-    if (!provider || value !== "true" || !env[`GOTRUE_EXTERNAL_${provider}_CLIENT_ID`] || env[`GOTRUE_EXTERNAL_${provider}_SECRET`])
-      continue;
-    // GoTrue checks a provider's credentials only when /authorize uses it; upstream CI leaves this empty.
-    env[`GOTRUE_EXTERNAL_${provider}_SECRET`] = "unset-in-upstream-ci";
-    notes.push(
-      `${settings.name}: GOTRUE_EXTERNAL_${provider}_SECRET is empty upstream (GoTrue starts); ours requires it, set to a placeholder`,
-    );
-  }
-  return notes;
-}

@@ -33,12 +33,17 @@ export interface ProviderConfig {
   secret?: string | undefined;
   redirectUri?: string | undefined;
   url?: string | undefined;
+  /**
+   * The settings an enabled provider lacks. GoTrue starts anyway and refuses the provider when it
+   * is used (its OAuth config is checked per request), so this is warned about at start-up.
+   */
+  missing?: string[] | undefined;
 }
 
 /** Providers whose EXTERNAL_X_URL must name the instance (there is no public default host). */
 const URL_REQUIRED: ReadonlySet<ProviderName> = new Set(["keycloak"]);
 
-function readProvider(env: Env, provider: ProviderName, problems: string[]): ProviderConfig {
+function readProvider(env: Env, provider: ProviderName): ProviderConfig {
   const key = `EXTERNAL_${provider.toUpperCase()}`;
   const settings = readConfig(env, {
     enabled: boolean(names(`${key}_ENABLED`), false),
@@ -47,23 +52,22 @@ function readProvider(env: Env, provider: ProviderName, problems: string[]): Pro
     redirectUri: custom(names(`${key}_REDIRECT_URI`), optionalUrl),
     url: custom(names(`${key}_URL`), optionalUrl),
   });
-  if (settings.enabled) {
-    const missing = (field: string, value: unknown) => {
-      if (value === undefined) problems.push(`AUTH_${key}_${field} is required when AUTH_${key}_ENABLED is true`);
-    };
-    missing("CLIENT_ID", settings.clientId);
-    missing("SECRET", settings.secret);
-    missing("REDIRECT_URI", settings.redirectUri);
-    if (URL_REQUIRED.has(provider)) missing("URL", settings.url);
-  }
-  return settings;
+  if (!settings.enabled) return settings;
+  const required: [string, unknown][] = [
+    ["CLIENT_ID", settings.clientId],
+    ["SECRET", settings.secret],
+    ["REDIRECT_URI", settings.redirectUri],
+  ];
+  if (URL_REQUIRED.has(provider)) required.push(["URL", settings.url]);
+  const missing = required.filter(([, value]) => value === undefined).map(([field]) => `AUTH_${key}_${field}`);
+  return missing.length > 0 ? { ...settings, missing } : settings;
 }
 
-/** Reads every provider; problems (including ConfigErrors of single fields) go to `problems`. */
-export function readProviders(env: Env, problems: string[], collect: <T>(read: () => T) => T | undefined) {
+/** Reads every provider; a malformed value (a ConfigError of one field) goes to `collect`'s problems. */
+export function readProviders(collect: <T>(read: () => T) => T | undefined, env: Env) {
   const providers = {} as Record<ProviderName, ProviderConfig>;
   for (const provider of PROVIDERS) {
-    providers[provider] = collect(() => readProvider(env, provider, problems)) ?? { enabled: false };
+    providers[provider] = collect(() => readProvider(env, provider)) ?? { enabled: false };
   }
   return providers;
 }
