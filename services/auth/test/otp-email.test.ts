@@ -12,6 +12,9 @@ import { adminApi, createConfirmedUser } from "./support/admin.js";
 import { backends, email, one, openTestDatabase, startTestServer, type TestDatabase, type TestServer } from "./support/server.js";
 import { code, deliveringTo, startSmtpServer, type TestSmtpServer, tokenLink, tokenOf } from "./support/smtp.js";
 
+/** Every code verifier a PKCE client stored, newest last (see the email-change test). */
+const verifiers: string[] = [];
+
 /** A browser-like client: PKCE flow, its verifier kept in memory between the request and the exchange. */
 function pkceClient(server: TestServer): GoTrueClient {
   const items = new Map<string, string>();
@@ -23,7 +26,11 @@ function pkceClient(server: TestServer): GoTrueClient {
     storageKey: `pkce-${Math.random()}`,
     storage: {
       getItem: (key: string) => items.get(key) ?? null,
-      setItem: (key: string, value: string) => void items.set(key, value),
+      setItem: (key: string, value: string) => {
+        // auth-js stores `<verifier>[/recovery]` as JSON.
+        if (key.endsWith("-code-verifier")) verifiers.push((JSON.parse(value) as string).split("/")[0] as string);
+        items.set(key, value);
+      },
       removeItem: (key: string) => void items.delete(key),
     },
   });
@@ -257,6 +264,36 @@ describe.each(backends)("email one-time passwords and magic links on %s", (backe
     const session = await signingUp.exchangeCodeForSession(confirmed.searchParams.get("code") as string);
     expect(session.error).toBeNull();
     expect(session.data.user?.email_confirmed_at).toBeTruthy();
+  });
+
+  it("PKCE email change: both addresses confirm, the second link redirects with ?code= for the new session", async () => {
+    const { address, password } = await createConfirmedUser(admin, "pkcechange");
+    const client = pkceClient(server);
+    expect((await client.signInWithPassword({ email: address, password })).error).toBeNull();
+    const next = email("pkcechanged");
+    expect((await client.updateUser({ email: next }, { emailRedirectTo: "http://localhost:3000/changed" })).error).toBeNull();
+    const open = async (to: string) => {
+      const link = new URL(tokenLink(await smtp.next(to)));
+      expect(link.searchParams.get("token")).toMatch(/^pkce_/);
+      expect(link.searchParams.get("redirect_to")).toBe("http://localhost:3000/changed");
+      return new URL((await server.request(`${link.pathname}${link.search}`, { redirect: "manual" })).headers.get("location") as string);
+    };
+    const half = await open(address);
+    expect(half.searchParams.get("message")).toBe("Confirmation link accepted. Please proceed to confirm link sent to the other email");
+    const done = await open(next);
+    // auth-js (2.109) drops the verifier as soon as updateUser saves the updated session, so its
+    // exchangeCodeForSession cannot finish an email change; the exchange is made as a browser
+    // holding the verifier would make it.
+    const exchanged = await server.request("/token?grant_type=pkce", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ auth_code: done.searchParams.get("code"), code_verifier: verifiers[verifiers.length - 1] }),
+    });
+    expect({ status: exchanged.status, body: exchanged.status === 200 ? "" : await exchanged.text() }).toEqual({ status: 200, body: "" });
+    const session = (await exchanged.json()) as { user: { email: string }; access_token: string };
+    expect(session.user.email).toBe(next);
+    const claims = JSON.parse(Buffer.from(session.access_token.split(".")[1] as string, "base64url").toString());
+    expect(claims.amr[0].method).toBe("email_change");
   });
 
   it("a PKCE link whose flow is gone redirects with the error in the query and the fragment", async () => {
