@@ -66,8 +66,15 @@ export function serviceEnv(url: string, port: number, poolSize: number, algorith
   };
 }
 
-/** `node --import tsx services/auth/src/main.ts` from the repository root, with {@link serviceEnv}. */
-export async function startAuthService(root: string, url: string, poolSize: number, algorithm: string): Promise<Server> {
+/** `node --import tsx services/auth/src/main.ts` from the repository root, with {@link serviceEnv} and `extraEnv`. */
+export async function startAuthService(
+  root: string,
+  url: string,
+  poolSize: number,
+  algorithm: string,
+  /** Settings on top of {@link serviceEnv}. */
+  extraEnv: Record<string, string> = {},
+): Promise<Server> {
   const port = await freePort();
   return startServer({
     name: "auth",
@@ -75,7 +82,7 @@ export async function startAuthService(root: string, url: string, poolSize: numb
     // BENCH_NODE_ARGS: extra node flags for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
     args: [...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []), "--import", "tsx", "services/auth/src/main.ts"],
     cwd: root,
-    env: serviceEnv(url, port, poolSize, algorithm),
+    env: { ...serviceEnv(url, port, poolSize, algorithm), ...extraEnv },
     port,
     ready: async (base) => (await fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) })).status === 200,
   });

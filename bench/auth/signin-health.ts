@@ -31,7 +31,7 @@ export interface SignInLoad {
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
-function summarize(latencies: number[], failed: number): ProbeResult {
+export function summarize(latencies: number[], failed: number): ProbeResult {
   const sorted = [...latencies].sort((a, b) => a - b);
   return {
     probes: sorted.length,
@@ -43,7 +43,7 @@ function summarize(latencies: number[], failed: number): ProbeResult {
 }
 
 /** One keep-alive GET at a time through its own agent, so the bench's other requests do not queue ahead of it. */
-async function probeHealth(base: string, until: () => boolean, pauseMs: number): Promise<ProbeResult> {
+export async function probeHealth(base: string, until: () => boolean, pauseMs: number): Promise<ProbeResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const url = new URL("/health", base);
   const latencies: number[] = [];
