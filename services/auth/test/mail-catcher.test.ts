@@ -57,6 +57,28 @@ describe.each(backends)("the mail catcher on %s", (backend) => {
     expect((await server.request("/_mail/999999")).status).toBe(404);
   });
 
+  it("lists the same mail as JSON for scripts, one recipient's with ?to=", async () => {
+    const address = email("json");
+    await server.client().signUp({ email: address, password: "secret-1" });
+    const response = await server.request(`/_mail.json?to=${encodeURIComponent(address.toUpperCase())}`);
+    expect(response.status).toBe(200);
+    const mails = (await response.json()) as Array<{ to: string; subject: string; link: string; received_at: string }>;
+    expect(mails).toHaveLength(1);
+    expect(mails[0]).toMatchObject({ to: address, subject: "Confirm Your Signup", link: expect.stringContaining("/verify?token=") });
+    const tokenHash = new URL(mails[0]?.link as string).searchParams.get("token") as string;
+    expect((await server.client().verifyOtp({ type: "signup", token_hash: tokenHash })).error).toBeNull();
+  });
+
+  it("shows mail only to this machine: a request a proxy forwarded from elsewhere gets 404", async () => {
+    const forwarded = (from: string) => server.request("/_mail.json", { headers: { "x-forwarded-for": from } });
+    expect((await forwarded("127.0.0.1")).status).toBe(200);
+    expect((await forwarded("127.0.0.1, ::1")).status).toBe(200);
+    expect((await forwarded("203.0.113.7")).status).toBe(404);
+    // A client cannot pass by putting a loopback address first: the proxy appends the real one.
+    expect((await forwarded("127.0.0.1, 203.0.113.7")).status).toBe(404);
+    expect((await server.request("/_mail", { headers: { "x-forwarded-for": "198.51.100.1" } })).status).toBe(404);
+  });
+
   it("is not started when the API listens beyond loopback", async () => {
     expect((await exposed.request("/_mail")).status).toBe(404);
     // Mail then goes nowhere, as before (logged as not delivered): the sign-up itself works.
