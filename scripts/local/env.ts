@@ -43,6 +43,10 @@ export const NAMES = {
   authDriver: ["AUTH_DB_DRIVER", "GOTRUE_DB_DRIVER"],
   authJwtSecret: ["AUTH_JWT_SECRET", "GOTRUE_JWT_SECRET"],
   authJwtAlgorithm: ["AUTH_JWT_ALGORITHM", "GOTRUE_JWT_ALGORITHM"],
+  authUrlPaths: (["INVITE", "CONFIRMATION", "RECOVERY", "EMAIL_CHANGE"] as const).map((kind) => [
+    `AUTH_MAILER_URLPATHS_${kind}`,
+    `GOTRUE_MAILER_URLPATHS_${kind}`,
+  ]),
   authHost: ["AUTH_API_HOST", "GOTRUE_API_HOST"],
   authPort: ["AUTH_API_PORT", "GOTRUE_API_PORT", "PORT", "API_PORT"],
   authDatabase: ["AUTH_DB_DATABASE_URL", "GOTRUE_DB_DATABASE_URL", "DATABASE_URL", "DB_DATABASE_URL"],
@@ -110,7 +114,10 @@ export function localEnv(env: Env, secrets: LocalSecrets, dataDir: string, ports
   fill(NAMES.metagameHost, loopback);
 
   fill(NAMES.authSiteUrl, "http://localhost:3000");
-  // Links in mail and the tokens' issuer name the gateway, where clients reach auth.
+  // Links in mail and the tokens' issuer name the gateway, where clients reach auth. A mail's link
+  // is API_EXTERNAL_URL resolved against MAILER_URLPATHS_* (as in GoTrue, a path replaces the
+  // URL's), so the paths carry the gateway's prefix, as Supabase's self-hosting setup sets them.
+  if (!isSet(env, NAMES.authExternalUrl)) for (const names of NAMES.authUrlPaths) fill(names, "/auth/v1/verify");
   fill(NAMES.authExternalUrl, `${gatewayUrl}/auth/v1`);
   fill(NAMES.authDriver, "postgres");
   fill(NAMES.authJwtSecret, secrets.jwtSecret.value);
