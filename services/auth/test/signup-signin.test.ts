@@ -164,7 +164,9 @@ describe.each(backends)("sign-up and sign-in on %s", (backend) => {
       const oneComparison = [...comparisons].sort((a, b) => a - b)[1] as number;
       expect(median(unknown)).toBeGreaterThan(median(wrong) * 0.5);
       expect(median(unknown)).toBeLessThan(median(wrong) * 2);
-      expect(median(unknown)).toBeGreaterThan(oneComparison * 0.5);
+      // Without the dummy comparison an unknown user answers in a small fraction of one (a lookup
+      // and a reply); a third leaves room for the suite's parallel load on the machine.
+      expect(median(unknown)).toBeGreaterThan(oneComparison / 3);
     } finally {
       await costly.close();
     }
