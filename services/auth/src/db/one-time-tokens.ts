@@ -13,7 +13,9 @@ export async function saveOneTimeToken(
     INSERT INTO ${t.oneTimeTokens} (id, user_id, token_type, token_hash, relates_to)
     VALUES (${randomUUID()}, ${token.userId}, ${token.type}, ${token.tokenHash}, ${token.relatesTo.toLowerCase()})
     ON CONFLICT (user_id, token_type) DO UPDATE
-      SET token_hash = EXCLUDED.token_hash, relates_to = EXCLUDED.relates_to, updated_at = now()`);
+      SET token_hash = EXCLUDED.token_hash, relates_to = EXCLUDED.relates_to, updated_at = now()`,
+    { prepare: true },
+  );
 }
 
 export async function deleteOneTimeTokens(q: Queryable, t: AuthTables, userId: string, type?: OneTimeTokenType): Promise<void> {

@@ -54,6 +54,7 @@ export async function setIdentityProviderId(q: Queryable, t: AuthTables, id: str
 export async function findUserByEmailInAudience(q: Queryable, t: AuthTables, email: string, aud: string): Promise<UserRow | undefined> {
   const { rows } = await q.query<UserRow>(
     sql`SELECT * FROM ${t.users} WHERE lower(email) = ${email.toLowerCase()} AND aud = ${aud} AND is_sso_user = false LIMIT 1`,
+    { prepare: true },
   );
   return rows[0];
 }

@@ -41,7 +41,7 @@ export async function findUserById(
   options: { lock?: boolean } = {},
 ): Promise<UserRow | undefined> {
   const lock = options.lock ? sql` FOR UPDATE` : sql``;
-  const { rows } = await q.query<UserRow>(sql`SELECT * FROM ${t.users} WHERE id = ${id}${lock}`);
+  const { rows } = await q.query<UserRow>(sql`SELECT * FROM ${t.users} WHERE id = ${id}${lock}`, { prepare: true });
   return rows[0];
 }
 
@@ -77,6 +77,8 @@ export async function updateUser(q: Queryable, t: AuthTables, id: string, patch:
     .map(([column, v]) => sql`${ident(column)} = ${value(v)}`);
   const { rows } = await q.query<UserRow>(
     sql`UPDATE ${t.users} SET ${join([...sets, sql`updated_at = now()`])} WHERE id = ${id} RETURNING *`,
+    // One text per set of columns a call site changes: a handful, each planned once per connection.
+    { prepare: true },
   );
   const row = rows[0];
   if (!row) throw new Error(`user ${id} disappeared during an update`);

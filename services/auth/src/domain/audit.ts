@@ -51,5 +51,5 @@ export async function audit(
   traits?: Record<string, unknown>,
 ): Promise<void> {
   const statement = auditStatement(deps, meta, actorValues(user), [auditEntry(action, traits)]);
-  if (statement) await q.query(statement);
+  if (statement) await q.query(statement, { prepare: true });
 }
