@@ -61,7 +61,15 @@ export async function warmOtp(url: string, emails: string[], connections: number
   return result.non2xx + result.errors;
 }
 
-export async function loadOtp(url: string, emails: string[], connections: number, seconds: number, sink: SmtpSink): Promise<OtpLoad> {
+/** `rate`: requests per second over all connections (autocannon's overallRate); unset, as fast as they answer. */
+export async function loadOtp(
+  url: string,
+  emails: string[],
+  connections: number,
+  seconds: number,
+  sink: SmtpSink,
+  rate?: number,
+): Promise<OtpLoad> {
   const hooks = otpRequests(emails);
   const received0 = sink.received;
   const queue: QueueDepth = { max: 0, atEnd: 0, maxAhead: 0 };
@@ -73,7 +81,8 @@ export async function loadOtp(url: string, emails: string[], connections: number
   };
   const timer = setInterval(sample, 100);
   try {
-    const result = await autocannon({ url, connections, duration: seconds, setupClient: hooks.setupClient });
+    const paced = rate === undefined ? {} : { overallRate: rate };
+    const result = await autocannon({ url, connections, duration: seconds, setupClient: hooks.setupClient, ...paced });
     queue.atEnd = sample();
     return { ...loadResultOf(result), p90Ms: result.latency.p90, answered: hooks.answered, answeredTotal: hooks.total(), queue };
   } finally {

@@ -9,7 +9,8 @@ export async function saveOneTimeToken(
   t: AuthTables,
   token: { userId: string; type: OneTimeTokenType; tokenHash: string; relatesTo: string },
 ): Promise<void> {
-  await q.query(sql`
+  await q.query(
+    sql`
     INSERT INTO ${t.oneTimeTokens} (id, user_id, token_type, token_hash, relates_to)
     VALUES (${randomUUID()}, ${token.userId}, ${token.type}, ${token.tokenHash}, ${token.relatesTo.toLowerCase()})
     ON CONFLICT (user_id, token_type) DO UPDATE
