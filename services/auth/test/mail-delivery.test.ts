@@ -10,7 +10,7 @@ import type { GoTrueAdminApi } from "@supabase/auth-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, adminToken, createConfirmedUser } from "./support/admin.js";
 import { backends, email, one, openTestDatabase, startTestServer, type TestDatabase, type TestServer } from "./support/server.js";
-import { code, deliveringTo, startSmtpServer, type TestSmtpServer, tokenLink, tokenOf } from "./support/smtp.js";
+import { code, deliveringTo, startSmtpServer, type TestSmtpServer, tokenLink, tokenOf, whileRefusing } from "./support/smtp.js";
 
 describe.each(backends)("email delivery over SMTP on %s", (backend) => {
   let database: TestDatabase;
@@ -118,14 +118,7 @@ describe.each(backends)("email delivery over SMTP on %s", (backend) => {
   });
 
   describe("when the mail server refuses the mail", () => {
-    async function refusing<T>(action: () => Promise<T>): Promise<T> {
-      smtp.rejecting = true;
-      try {
-        return await action();
-      } finally {
-        smtp.rejecting = false;
-      }
-    }
+    const refusing = <T>(action: () => Promise<T>) => whileRefusing(smtp, action);
     const count = async (table: string, column: string, value: string) =>
       Number(
         (

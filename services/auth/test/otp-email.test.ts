@@ -10,7 +10,7 @@ import { type GoTrueAdminApi, GoTrueClient } from "@supabase/auth-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, createConfirmedUser } from "./support/admin.js";
 import { backends, email, one, openTestDatabase, startTestServer, type TestDatabase, type TestServer } from "./support/server.js";
-import { code, deliveringTo, startSmtpServer, type TestSmtpServer, tokenLink, tokenOf } from "./support/smtp.js";
+import { code, deliveringTo, startSmtpServer, type TestSmtpServer, tokenLink, tokenOf, whileRefusing } from "./support/smtp.js";
 
 /** Every code verifier a PKCE client stored, newest last (see the email-change test). */
 const verifiers: string[] = [];
@@ -316,13 +316,7 @@ describe.each(backends)("email one-time passwords and magic links on %s", (backe
 
   it("an unsendable magic link answers GoTrue's 500 and leaves nothing behind", async () => {
     const { address, user } = await createConfirmedUser(admin, "otpfail");
-    smtp.rejecting = true;
-    let response: Response;
-    try {
-      response = await post("/otp", { email: address });
-    } finally {
-      smtp.rejecting = false;
-    }
+    const response = await whileRefusing(smtp, () => post("/otp", { email: address }));
     expect(response.status).toBe(500);
     expect(await response.json()).toMatchObject({ msg: "Error sending magic link email" });
     const row = await one<{ recovery_token: string; recovery_sent_at: string | null }>(

@@ -11,7 +11,7 @@ import type { GoTrueAdminApi } from "@supabase/auth-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, createConfirmedUser } from "./support/admin.js";
 import { backends, email, one, openTestDatabase, startTestServer, type TestDatabase, type TestServer } from "./support/server.js";
-import { code, deliveringTo, startSmtpServer, type TestSmtpServer, tokenLink, tokenOf } from "./support/smtp.js";
+import { code, deliveringTo, startSmtpServer, type TestSmtpServer, tokenLink, tokenOf, whileRefusing } from "./support/smtp.js";
 
 describe.each(backends)("password recovery by email on %s", (backend) => {
   let database: TestDatabase;
@@ -176,13 +176,7 @@ describe.each(backends)("password recovery by email on %s", (backend) => {
 
   it("a mail that cannot be sent answers 500 'Error sending recovery email' and leaves no recovery token", async () => {
     const { address, user } = await createConfirmedUser(admin, "failrecover");
-    smtp.rejecting = true;
-    let response: Response;
-    try {
-      response = await post("/recover", { email: address });
-    } finally {
-      smtp.rejecting = false;
-    }
+    const response = await whileRefusing(smtp, () => post("/recover", { email: address }));
     expect(response.status).toBe(500);
     expect(response.headers.get("x-sb-error-code")).toBe("unexpected_failure");
     expect(await response.json()).toMatchObject({ error_code: "unexpected_failure", msg: "Error sending recovery email" });

@@ -106,6 +106,8 @@ async function startEmail(config: AuthConfig, logger: Logger, options: { mailCat
     email: { send: async (message) => (await start()).email.send(message) },
     mailbox: { list: () => current?.list() ?? [], get: (id) => current?.get(id) },
     async close() {
+      // A start that failed has nothing to close, and its error already went to the send that
+      // asked for it (answered and logged as a delivery failure there).
       const started = await starting?.catch(() => undefined);
       started?.email.close();
       await started?.catcher.close();

@@ -86,6 +86,16 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
   };
 }
 
+/** Runs `action` while the server refuses every recipient, as a mail server that will not take the mail. */
+export async function whileRefusing<T>(smtp: TestSmtpServer, action: () => Promise<T>): Promise<T> {
+  smtp.rejecting = true;
+  try {
+    return await action();
+  } finally {
+    smtp.rejecting = false;
+  }
+}
+
 /** The link of a mail that carries a token, with HTML entities undone. */
 export function tokenLink(mail: ReceivedMail): string {
   for (const match of mail.html.matchAll(/href="([^"]*)"/g)) {
