@@ -4,7 +4,8 @@
  * sink during the /otp load). The thread is started (and has loaded its modules) before anything
  * is measured; each `measure()` probes until its `stop()`, which answers the {@link ProbeResult}.
  */
-import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { isMainThread, parentPort, type Worker, workerData } from "node:worker_threads";
+import { startModuleWorker } from "@platform/core";
 import { type ProbeResult, probeHealth } from "./signin-health.js";
 
 interface ProbeData {
@@ -19,9 +20,8 @@ export class HealthProbe {
 
   /** A probe thread for `base`, once it is ready. */
   static async start(base: string, pauseMs = 5): Promise<HealthProbe> {
-    // This module again, as TypeScript: a worker does not inherit tsx's loader, so it registers it first.
-    const code = `import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(import.meta.url)}); });`;
-    const worker = new Worker(code, { eval: true, workerData: { base, pauseMs } satisfies ProbeData });
+    // This module again, on its own thread.
+    const worker = startModuleWorker(new URL(import.meta.url), { workerData: { base, pauseMs } satisfies ProbeData });
     await new Promise<void>((resolve, reject) => {
       worker.once("message", () => resolve());
       worker.once("error", reject);

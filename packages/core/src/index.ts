@@ -12,3 +12,4 @@ export * from "./shutdown.js";
 export * from "./sql.js";
 export * from "./telemetry.js";
 export * from "./testing.js";
+export * from "./worker-module.js";

@@ -149,6 +149,26 @@ describe.each(backends)("email one-time passwords and magic links on %s", (backe
     expect((await server.client().verifyOtp({ email: address, token: code(second), type: "email" })).error).toBeNull();
   });
 
+  it("concurrent requests for one address send one link, with one audit entry and one token", async () => {
+    const { address, user } = await createConfirmedUser(admin, "otprace");
+    const answers = await Promise.all(Array.from({ length: 8 }, () => post("/otp", { email: address })));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
+    const mail = await smtp.next(address);
+    // Every request has answered, so any second send would have been handed to SMTP by now.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(mailsTo(address)).toBe(1);
+    const audits = await database.db.query<{ count: string }>(
+      sql`SELECT count(*)::text AS count FROM ${server.table("audit_log_entries")}
+        WHERE payload->>'actor_id' = ${user.id} AND payload->>'action' = 'user_recovery_requested'`,
+    );
+    expect(audits.rows[0]?.count).toBe("1");
+    const tokens = await database.db.query<{ token_hash: string }>(
+      sql`SELECT token_hash FROM ${server.table("one_time_tokens")} WHERE user_id = ${user.id} AND token_type = 'recovery_token'`,
+    );
+    expect(tokens.rows).toEqual([{ token_hash: tokenOf(tokenLink(mail)) }]);
+    expect((await server.client().verifyOtp({ email: address, token: code(mail), type: "email" })).error).toBeNull();
+  });
+
   it("validates as GoTrue does", async () => {
     const cases: [string, unknown, number, string][] = [
       ["/otp", { email: "not-an-address" }, 400, "Unable to validate email address: invalid format"],

@@ -1,5 +1,5 @@
 /** Queries on the users table. */
-import { ident, join, type Queryable, sql } from "@platform/core";
+import { ident, join, type Queryable, type Sql, sql } from "@platform/core";
 import type { Json, UserRow } from "./rows.js";
 import type { AuthTables } from "./tables.js";
 import { type Now, value } from "./values.js";
@@ -71,12 +71,17 @@ export async function phoneTaken(q: Queryable, t: AuthTables, phone: string, exc
   return rows.length > 0;
 }
 
-export async function updateUser(q: Queryable, t: AuthTables, id: string, patch: UserPatch): Promise<UserRow> {
+/** The SET list of an UPDATE applying `patch` (and stamping updated_at). */
+export function userSets(patch: UserPatch): Sql {
   const sets = Object.entries(patch)
     .filter(([, v]) => v !== undefined)
     .map(([column, v]) => sql`${ident(column)} = ${value(v)}`);
+  return join([...sets, sql`updated_at = now()`]);
+}
+
+export async function updateUser(q: Queryable, t: AuthTables, id: string, patch: UserPatch): Promise<UserRow> {
   const { rows } = await q.query<UserRow>(
-    sql`UPDATE ${t.users} SET ${join([...sets, sql`updated_at = now()`])} WHERE id = ${id} RETURNING *`,
+    sql`UPDATE ${t.users} SET ${userSets(patch)} WHERE id = ${id} RETURNING *`,
     // One text per set of columns a call site changes: a handful, each planned once per connection.
     { prepare: true },
   );

@@ -14,14 +14,12 @@
  */
 import type { UserRow } from "../db/rows.js";
 import { findUserByEmailInAudience, findUserByPhoneInAudience } from "../db/user-directory.js";
-import { findUserById } from "../db/users.js";
-import { audit } from "./audit.js";
 import type { AuthDeps, RequestMeta } from "./context.js";
-import { emailCodeDue, sendEmailCode } from "./email-codes.js";
+import { emailCodeDue, sendEmailCodeIfDue } from "./email-codes.js";
 import { errors } from "./errors.js";
 import { normalizeEmail, normalizePhone } from "./identifiers.js";
-import { sendPhoneCode } from "./phone-codes.js";
-import { checkPkceParams, isPkce, type PkceParams, startFlow } from "./pkce.js";
+import { sendPhoneCodeIfDue } from "./phone-codes.js";
+import { checkPkceParams, type PkceParams } from "./pkce.js";
 import { signupForOtp } from "./signup.js";
 import { smsChannel } from "./sms-readiness.js";
 import { secondsUntil } from "./time.js";
@@ -48,14 +46,8 @@ function checkMagicLinkEnabled(deps: AuthDeps): void {
 /** Mails a magic link to a confirmed account (unless one went out too recently). True when one was sent. */
 async function mailMagicLink(deps: AuthDeps, meta: RequestMeta, found: UserRow, input: PkceParams, redirectTo: string): Promise<boolean> {
   if (!emailCodeDue(deps, found, "magiclink")) return false;
-  return deps.db.transaction(async (tx) => {
-    const user = (await findUserById(tx, deps.tables, found.id, { lock: true })) ?? found;
-    if (!emailCodeDue(deps, user, "magiclink")) return false;
-    await startFlow(tx, deps, user.id, "magiclink", input);
-    await audit(tx, deps, meta, user, "user_recovery_requested");
-    await sendEmailCode(tx, deps, user, "magiclink", { pkce: isPkce(input), redirectTo });
-    return true;
-  });
+  const options = { flow: input, redirectTo, audit: { meta, action: "user_recovery_requested" as const } };
+  return deps.db.transaction(async (tx) => (await sendEmailCodeIfDue(tx, deps, found, "magiclink", options)) !== undefined);
 }
 
 async function emailOtp(deps: AuthDeps, meta: RequestMeta, email: string, input: OtpInput, redirectTo: string) {
@@ -79,14 +71,15 @@ export function magicLink(deps: AuthDeps, meta: RequestMeta, input: MagicLinkInp
 
 /** Sends an SMS code to a confirmed phone account; undefined when one went out too recently. */
 async function textCode(deps: AuthDeps, meta: RequestMeta, found: UserRow, phone: string, via: "sms" | "whatsapp") {
-  const { config, tables } = deps;
-  if (secondsUntil(found.confirmation_sent_at, config.sms.maxFrequencyMs) > 0) return undefined;
-  return deps.db.transaction(async (tx) => {
-    const user = (await findUserById(tx, tables, found.id, { lock: true })) ?? found;
-    if (secondsUntil(user.confirmation_sent_at, config.sms.maxFrequencyMs) > 0) return undefined;
-    await audit(tx, deps, meta, user, "user_recovery_requested", { channel: via });
-    return (await sendPhoneCode(tx, deps, user, { purpose: "confirmation", phone, via })).messageId ?? "";
-  });
+  if (secondsUntil(found.confirmation_sent_at, deps.config.sms.maxFrequencyMs) > 0) return undefined;
+  const request = {
+    purpose: "confirmation" as const,
+    phone,
+    via,
+    audit: { meta, action: "user_recovery_requested" as const, traits: { channel: via } },
+  };
+  const sent = await deps.db.transaction((tx) => sendPhoneCodeIfDue(tx, deps, found, request));
+  return sent && (sent.messageId ?? "");
 }
 
 async function phoneOtp(deps: AuthDeps, meta: RequestMeta, phone: string, via: "sms" | "whatsapp", input: OtpInput) {

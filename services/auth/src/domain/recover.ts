@@ -10,13 +10,11 @@
  * then, which only a known address can get), and it takes the same time (uniform-timing.ts).
  */
 import { findUserByEmailInAudience } from "../db/user-directory.js";
-import { findUserById } from "../db/users.js";
-import { audit } from "./audit.js";
 import type { AuthDeps, RequestMeta } from "./context.js";
-import { emailCodeDue, sendEmailCode } from "./email-codes.js";
+import { emailCodeDue, sendEmailCodeIfDue } from "./email-codes.js";
 import { errors } from "./errors.js";
 import { normalizeEmail } from "./identifiers.js";
-import { checkPkceParams, isPkce, type PkceParams, startFlow } from "./pkce.js";
+import { checkPkceParams, type PkceParams } from "./pkce.js";
 
 export interface RecoverInput extends PkceParams {
   email?: string | undefined;
@@ -31,13 +29,8 @@ export async function recover(deps: AuthDeps, meta: RequestMeta, input: RecoverI
   return deps.timing.run("recover", async () => {
     const found = await findUserByEmailInAudience(db, tables, email, meta.audience ?? config.jwt.aud);
     if (!found || !emailCodeDue(deps, found, "recovery")) return { result: {}, worked: false };
-    await db.transaction(async (tx) => {
-      const user = (await findUserById(tx, tables, found.id, { lock: true })) ?? found;
-      if (!emailCodeDue(deps, user, "recovery")) return;
-      await startFlow(tx, deps, user.id, "recovery", input);
-      await audit(tx, deps, meta, user, "user_recovery_requested");
-      await sendEmailCode(tx, deps, user, "recovery", { pkce: isPkce(input), redirectTo });
-    });
-    return { result: {}, worked: true };
+    const options = { flow: input, redirectTo, audit: { meta, action: "user_recovery_requested" as const } };
+    const sent = await db.transaction((tx) => sendEmailCodeIfDue(tx, deps, found, "recovery", options));
+    return { result: {}, worked: sent !== undefined };
   });
 }

@@ -10,7 +10,6 @@
 import type { UserRow } from "../db/rows.js";
 import { findUserByEmailInAudience, findUserByPhoneInAudience } from "../db/user-directory.js";
 import { findUserById } from "../db/users.js";
-import { audit } from "./audit.js";
 import { emailChangeFrequencyMs, sendEmailChange } from "./contact-change.js";
 import type { AuthDeps, RequestMeta } from "./context.js";
 import { emailCodeDue, sendEmailCode } from "./email-codes.js";
@@ -18,7 +17,7 @@ import { errors } from "./errors.js";
 import { normalizeEmail, normalizePhone } from "./identifiers.js";
 import type { OtpAnswer } from "./otp.js";
 import { sendPhoneCode } from "./phone-codes.js";
-import { checkPkceParams, isPkce, type PkceParams, startFlow } from "./pkce.js";
+import { checkPkceParams, type PkceParams, startFlow } from "./pkce.js";
 import { secondsUntil } from "./time.js";
 
 export interface ResendInput extends PkceParams {
@@ -68,20 +67,21 @@ async function send(deps: AuthDeps, meta: RequestMeta, user: UserRow, type: Rese
   return deps.db.transaction(async (tx): Promise<OtpAnswer | undefined> => {
     const current = (await findUserById(tx, deps.tables, user.id, { lock: true })) ?? user;
     if (!due(deps, current, type)) return undefined;
-    const pkce = isPkce(input);
     switch (type) {
       case "signup":
-        await audit(tx, deps, meta, current, "user_confirmation_requested");
-        await startFlow(tx, deps, current.id, "email/signup", input);
-        await sendEmailCode(tx, deps, current, "confirmation", { pkce, redirectTo });
+        await sendEmailCode(tx, deps, current, "confirmation", {
+          flow: input,
+          redirectTo,
+          audit: { meta, action: "user_confirmation_requested" },
+        });
         return {};
       case "email_change":
         await startFlow(tx, deps, current.id, "email_change", input);
         await sendEmailChange(tx, deps, current, current.email_change as string, { ...input, redirectTo });
         return {};
       case "sms": {
-        await audit(tx, deps, meta, current, "user_recovery_requested");
-        const { messageId } = await sendPhoneCode(tx, deps, current, { purpose: "confirmation", phone: current.phone as string });
+        const audit = { meta, action: "user_recovery_requested" as const };
+        const { messageId } = await sendPhoneCode(tx, deps, current, { purpose: "confirmation", phone: current.phone as string, audit });
         return messageId ? { message_id: messageId } : {};
       }
       case "phone_change": {

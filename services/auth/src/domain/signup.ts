@@ -19,7 +19,7 @@ import { errors } from "./errors.js";
 import { normalizeEmail, normalizePhone } from "./identifiers.js";
 import { checkNewPassword } from "./passwords.js";
 import { sendPhoneCode } from "./phone-codes.js";
-import { checkPkceParams, isPkce, type PkceParams, startFlow } from "./pkce.js";
+import { checkPkceParams, type PkceParams } from "./pkce.js";
 import { startSession, type TokenResponse } from "./sessions.js";
 import { smsChannel } from "./sms-readiness.js";
 import { nowIso, secondsUntil } from "./time.js";
@@ -105,8 +105,7 @@ async function requestConfirmation(
     const via = request.channel === "whatsapp" ? "whatsapp" : "sms";
     return (await sendPhoneCode(q, deps, user, { purpose: "confirmation", phone: user.phone as string, via })).user;
   }
-  await startFlow(q, deps, user.id, "email/signup", request);
-  return sendEmailCode(q, deps, user, "confirmation", { pkce: isPkce(request), redirectTo: request.redirectTo });
+  return sendEmailCode(q, deps, user, "confirmation", { flow: request, redirectTo: request.redirectTo });
 }
 
 async function repeatedSignup(

@@ -80,7 +80,7 @@ async function startEmail(config: AuthConfig, logger: Logger, options: { mailCat
       composer,
       logger,
     );
-    return { email, mailbox: undefined, close: async () => email.close() };
+    return { email, mailbox: undefined, close: () => email.close() };
   }
 
   let starting: Promise<{ catcher: MailCatcher; email: SmtpMessenger }> | undefined;
@@ -109,7 +109,7 @@ async function startEmail(config: AuthConfig, logger: Logger, options: { mailCat
       // A start that failed has nothing to close, and its error already went to the send that
       // asked for it (answered and logged as a delivery failure there).
       const started = await starting?.catch(() => undefined);
-      started?.email.close();
+      await started?.email.close();
       await started?.catcher.close();
     },
   };
