@@ -131,3 +131,11 @@ export async function awaitDelivery(
   await new Promise((resolve) => setTimeout(resolve, 1000));
   return { ...count(), waitedMs };
 }
+
+/**
+ * The measurement's floor: GET `path` (a request with no database and no mail, e.g. /settings)
+ * at `rate` requests/s over `connections`, for the same time as the paced /otp load.
+ */
+export async function loadPacedGet(url: string, path: string, connections: number, seconds: number, rate: number): Promise<LoadResult> {
+  return loadResultOf(await autocannon({ url: `${url}${path}`, connections, duration: seconds, overallRate: rate }));
+}

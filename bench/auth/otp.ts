@@ -7,7 +7,10 @@
  * 2. POST /otp {email} at BENCH_CONNECTIONS connections for BENCH_DURATION seconds, users in turn,
  *    each request mailing a magic link; GET /health probed meanwhile (on a worker thread); the
  *    mail queue depth (answered minus received) sampled; the uniform-timing hold measured with an
- *    unknown address; then every answered request's mail awaited.
+ *    unknown address; then every answered request's mail awaited. Then the same load paced at the
+ *    target rate, and GET /settings (no database, no mail) at that rate as the floor of what
+ *    /health can show on this machine, each with /health probed, the service's event-loop thread's
+ *    run and CPU-wait time and the machine's busy share measured (common/scheduling.ts).
  * 3. The baseline, after the service has stopped: the same work without the service (raw-otp.ts):
  *    the same mails through nodemailer's pooled transport to the same sink, the same database work
  *    through `pg`, and both together.
@@ -31,8 +34,9 @@ import type { LoadResult } from "../catalog/load.js";
 import { positiveNumber } from "../common/env.js";
 import { MemorySampler, residentMemoryMb, type Server } from "../common/processes.js";
 import { printTable, printTargets, writeJson } from "../common/report.js";
+import { machineBusyMeter, type ThreadTime, threadMeter } from "../common/scheduling.js";
 import { HealthProbe } from "./health-probe.js";
-import { awaitDelivery, type Delivery, loadOtp, type OtpLoad, warmOtp } from "./otp-load.js";
+import { awaitDelivery, type Delivery, loadOtp, loadPacedGet, type OtpLoad, warmOtp } from "./otp-load.js";
 import { measureRawOtp, type RawMode } from "./raw-otp.js";
 import { percentile } from "./raw-pg.js";
 import { createDatabase, DATABASE, dropDatabase, inParallel, jwtAlgorithm, postJson, serviceEnv, startAuthService } from "./service.js";
@@ -176,7 +180,34 @@ interface ServiceRun {
   idleHealth: ProbeResult;
   cpu: CpuShare;
   /** The same load paced at the target rate, with /health probed meanwhile. */
-  paced: { requestsPerSecond: number; p99Ms: number; failed: number; health: ProbeResult };
+  paced: Paced & { p99Ms: number };
+  /** GET /settings (no database, no mail) at the same rate: what the machine allows /health. */
+  floor: Paced;
+}
+
+interface Paced {
+  requestsPerSecond: number;
+  failed: number;
+  health: ProbeResult;
+  /** The service's event-loop thread meanwhile (null off Linux). */
+  mainThread: ThreadTime | null;
+  /** Busy share of all the machine's CPUs meanwhile, percent. */
+  machineBusy: number | null;
+}
+
+/** Runs `load` with /health probed and the service's main thread and the machine measured meanwhile. */
+async function paced<T extends LoadResult>(
+  prober: HealthProbe,
+  pid: number,
+  load: () => Promise<T>,
+): Promise<{ result: T } & Omit<Paced, "requestsPerSecond" | "failed">> {
+  const probe = prober.measure();
+  const thread = threadMeter(pid);
+  const machine = machineBusyMeter();
+  const result = await load();
+  const mainThread = thread();
+  const machineBusy = machine();
+  return { result, health: await probe.stop(), mainThread, machineBusy };
 }
 
 interface RawRun {
@@ -252,23 +283,32 @@ async function main(): Promise<number> {
       memory.maxMb = sampler.max;
       const delivery = await awaitDelivery(sink, before, load.answered, DELIVERY_TIMEOUT_MS);
       // The target is a rate with /health answering meanwhile: the same load paced at that rate.
-      const pacedProbe = prober.measure();
-      const atTarget = await loadOtp(running.url, emails, connections, durationSeconds, sink, TARGETS.otpPerSecond);
-      const paced = {
-        requestsPerSecond: atTarget.requestsPerSecond,
-        p99Ms: atTarget.p99Ms,
-        failed: atTarget.non2xx + atTarget.errors,
-        health: await pacedProbe.stop(),
+      const rate = TARGETS.otpPerSecond;
+      const atTarget = await paced(prober, running.pid, () => loadOtp(running.url, emails, connections, durationSeconds, sink, rate));
+      const { result: otpPaced, ...otpMeasured } = atTarget;
+      const pacedOtp = {
+        ...otpMeasured,
+        requestsPerSecond: otpPaced.requestsPerSecond,
+        p99Ms: otpPaced.p99Ms,
+        failed: otpPaced.non2xx + otpPaced.errors,
       };
+      // The floor: the cheapest request at the same rate, so the same wakeups of the same threads.
+      const { result: floorLoad, ...floorMeasured } = await paced(prober, running.pid, () =>
+        loadPacedGet(running.url, "/settings", connections, durationSeconds, rate),
+      );
+      const floor = { ...floorMeasured, requestsPerSecond: floorLoad.requestsPerSecond, failed: floorLoad.non2xx + floorLoad.errors };
       await prober.close();
       console.log(
         `  service: ${load.requestsPerSecond.toFixed(0)} req/s, p50 ${load.p50Ms} ms, p90 ${load.p90Ms} ms, p99 ${load.p99Ms} ms; ${delivery.delivered}/${delivery.answered} delivered; /health p99 ${health.p99Ms} ms`,
       );
       console.log(`  uniform timing: an unknown address (create_user false) answered after p50 ${hold.p50Ms} ms, p90 ${hold.p90Ms} ms`);
       console.log(
-        `  paced at ${TARGETS.otpPerSecond} req/s: ${paced.requestsPerSecond.toFixed(0)} req/s, p99 ${paced.p99Ms} ms; /health p99 ${paced.health.p99Ms} ms`,
+        `  paced at ${rate} req/s: ${pacedOtp.requestsPerSecond.toFixed(0)} req/s, p99 ${pacedOtp.p99Ms} ms; /health p99 ${pacedOtp.health.p99Ms} ms`,
       );
-      return { load, delivery, health, idleHealth, cpu: share, hold, paced };
+      console.log(
+        `  floor, GET /settings at ${rate} req/s: ${floor.requestsPerSecond.toFixed(0)} req/s; /health p99 ${floor.health.p99Ms} ms`,
+      );
+      return { load, delivery, health, idleHealth, cpu: share, hold, paced: pacedOtp, floor };
     });
     await running.stop();
     service = null;
@@ -394,7 +434,21 @@ async function main(): Promise<number> {
       probeRow("idle", run?.idleHealth),
       probeRow(`during /otp (${connections} conns, full speed)`, run?.health),
       probeRow(`during /otp at ${TARGETS.otpPerSecond} req/s`, run?.paced.health),
+      probeRow(`during GET /settings at ${TARGETS.otpPerSecond} req/s (floor)`, run?.floor.health),
     ],
+  );
+  const scheduling = (name: string, p: Paced | undefined) => {
+    const thread = p?.mainThread;
+    return [
+      name,
+      thread ? fixed(thread.ranMsPerSecond) : "-",
+      thread ? fixed(thread.waitedMsPerSecond) : "-",
+      p?.machineBusy === null || p?.machineBusy === undefined ? "-" : `${fixed(p.machineBusy)}%`,
+    ];
+  };
+  printTable(
+    ["service event-loop thread", "ran ms/s", "waited for a CPU ms/s", "machine busy"],
+    [scheduling(`during /otp at ${TARGETS.otpPerSecond} req/s`, run?.paced), scheduling("during the floor", run?.floor)],
   );
   console.log(`service RSS: idle ${fixed(memory.idleMb)} MB, max ${fixed(memory.maxMb)} MB`);
   printTargets(targets, pass);

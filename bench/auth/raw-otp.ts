@@ -2,26 +2,25 @@
  * The baseline of POST /otp for a confirmed email: the same work without the service (no HTTP,
  * no JSON, no validation, no uniform timing), run directly by concurrent workers in the bench
  * process against the same PostgreSQL database and the same SMTP sink:
- * - `smtp`: the magic-link mail composed by the service's own MailComposer (default template) and
- *   sent through a nodemailer pooled transport with the service's settings (smtp-messenger.ts);
+ * - `smtp`: the magic-link mail composed and sent by the service's own email messenger
+ *   (smtp-messenger.ts: its MailComposer with the default template, its nodemailer pooled
+ *   transport on its own thread);
  * - `sql`: the service's database work of a magic link, with its own functions: the user looked
- *   up by email, then a transaction that locks the user, writes the audit entry, issues the
- *   one-time token and stamps recovery_token / recovery_sent_at (otp.ts mailMagicLink,
- *   email-codes.ts sendEmailCode);
+ *   up by email, then a transaction whose one statement claims the code (recovery_token and
+ *   recovery_sent_at, the one-time token, the audit entry; otp.ts mailMagicLink, email-codes.ts
+ *   sendEmailCodeIfDue), the mail handed to a messenger that sends nothing;
  * - `sql+smtp`: both, the mail sent inside the transaction as the service does.
  */
 
 import { type AuthConfig, authTables } from "@platform/auth";
 import { createLogger, openDatabase } from "@platform/core";
-import { createTransport } from "nodemailer";
 import type { UserRow } from "../../services/auth/src/db/rows.js";
 import { findUserByEmailInAudience } from "../../services/auth/src/db/user-directory.js";
-import { findUserById, updateUser } from "../../services/auth/src/db/users.js";
-import { NOW } from "../../services/auth/src/db/values.js";
-import { audit } from "../../services/auth/src/domain/audit.js";
 import type { AuthDeps } from "../../services/auth/src/domain/context.js";
-import { issueOneTimeToken } from "../../services/auth/src/domain/one-time-tokens.js";
+import { sendEmailCodeIfDue } from "../../services/auth/src/domain/email-codes.js";
+import type { Messenger } from "../../services/auth/src/domain/messenger.js";
 import { MailComposer } from "../../services/auth/src/mail/compose.js";
+import { smtpMessenger } from "../../services/auth/src/mail/smtp-messenger.js";
 import { TemplateSource } from "../../services/auth/src/mail/template-source.js";
 import type { LoadResult } from "../catalog/load.js";
 import { percentile } from "./raw-pg.js";
@@ -30,6 +29,7 @@ export type RawMode = "smtp" | "sql" | "sql+smtp";
 
 const META = { ip: "127.0.0.1", userAgent: "bench", audience: undefined };
 const round = (ms: number) => Math.round(ms * 100) / 100;
+const sendsNothing: Messenger = { send: async () => undefined };
 
 /**
  * `workers` loops of `mode` for `seconds` (after `warmupSeconds` unrecorded), users in turn from
@@ -48,65 +48,35 @@ export async function measureRawOtp<M>(
 ): Promise<LoadResult & { p90Ms: number; cpu: M }> {
   const logger = createLogger({ level: "warn" });
   const tables = authTables(config.database.schema);
-  // audit() and the db helpers read only config and tables.
-  const deps = { config, tables } as AuthDeps;
   const composer = new MailComposer(config, new TemplateSource({}, logger), logger);
-  const smtp = config.smtp;
-  // As smtp-messenger.ts builds it.
-  const transport = createTransport({
-    pool: true,
-    host: smtp.host,
-    port: smtp.port,
-    secure: smtp.port === 465,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-  });
-  const from = smtp.adminEmail as string;
+  const { smtp } = config;
+  const email = smtpMessenger(
+    { host: smtp.host as string, port: smtp.port, fromAddress: smtp.adminEmail as string, senderName: smtp.senderName },
+    composer,
+    logger,
+  );
   const db = await openDatabase({ url, maxConnections: workers });
+  // The send path reads only these.
+  const deps = { config, tables, db, messenger: mode === "sql" ? sendsNothing : email } as AuthDeps;
   const aud = config.jwt.aud;
+  const options = { flow: {}, redirectTo: config.siteUrl, audit: { meta: META, action: "user_recovery_requested" as const } };
 
-  const mail = async (user: UserRow, otp: string, hash: string) => {
-    const email = user.email ?? "";
-    const content = await composer.compose({
-      kind: "magiclink",
-      channel: "email",
-      userId: user.id,
-      to: email,
-      otp,
-      tokenHash: hash,
-      redirectTo: config.siteUrl,
-      email,
-      data: user.raw_user_meta_data ?? {},
-    });
-    await transport.sendMail({ from, to: content.to, subject: content.subject, html: content.html });
-  };
   const users = new Map<string, UserRow>();
-  const once = async (email: string) => {
+  const once = async (address: string) => {
     if (mode === "smtp") {
-      let user = users.get(email);
+      let user = users.get(address);
       if (!user) {
-        user = (await findUserByEmailInAudience(db, tables, email, aud)) as UserRow;
-        users.set(email, user);
+        user = (await findUserByEmailInAudience(db, tables, address, aud)) as UserRow;
+        users.set(address, user);
       }
-      await mail(user, "123456", "0".repeat(56));
+      const message = { kind: "magiclink", channel: "email", userId: user.id, to: address, email: address } as const;
+      await email.send({ ...message, otp: "123456", tokenHash: "0".repeat(56), redirectTo: config.siteUrl, data: {} });
       return;
     }
-    const found = await findUserByEmailInAudience(db, tables, email, aud);
-    if (!found) throw new Error(`no user ${email}`);
-    await db.transaction(async (tx) => {
-      const user = (await findUserById(tx, tables, found.id, { lock: true })) ?? found;
-      await audit(tx, deps, META, user, "user_recovery_requested");
-      const { otp, hash } = await issueOneTimeToken(tx, tables, {
-        userId: user.id,
-        type: "recovery_token",
-        identifier: email,
-        length: config.mailer.otpLength,
-        pkce: false,
-      });
-      await updateUser(tx, tables, user.id, { recovery_token: hash, recovery_sent_at: NOW });
-      if (mode === "sql+smtp") await mail(user, otp, hash);
-    });
+    const found = await findUserByEmailInAudience(db, tables, address, aud);
+    if (!found) throw new Error(`no user ${address}`);
+    const sent = await db.transaction((tx) => sendEmailCodeIfDue(tx, deps, found, "magiclink", options));
+    if (!sent) throw new Error(`no magic link claimed for ${address}`);
   };
 
   let next = 0;
@@ -151,7 +121,7 @@ export async function measureRawOtp<M>(
       cpu,
     };
   } finally {
-    transport.close();
+    await email.close();
     await db.close();
   }
 }

@@ -63,11 +63,14 @@ class SmtpThread {
   private stopped: Error | undefined;
   private readonly exited: Promise<void>;
 
-  constructor(options: SMTPPool.Options) {
+  constructor(options: SMTPPool.Options, logger: Logger) {
     const worker = startModuleWorker(new URL("./smtp-worker.ts", import.meta.url), { workerData: options });
     worker.unref();
     worker.on("message", (reply: SmtpReply) => this.settle(reply));
-    worker.on("error", (error) => this.stop(new Error("the SMTP thread failed", { cause: error })));
+    worker.on("error", (error) => {
+      logger.error({ err: error }, "the SMTP thread failed; the next mail starts a new one");
+      this.stop(new Error("the SMTP thread failed", { cause: error }));
+    });
     this.exited = new Promise((resolve) => worker.once("exit", () => resolve()));
     this.exited.then(() => this.stop(new Error("the SMTP thread stopped")));
     this.worker = worker;
@@ -119,7 +122,7 @@ export function smtpMessenger(settings: SmtpSettings, composer: MailComposer, lo
   return {
     async send(message) {
       const mail = await composer.compose(message);
-      if (!thread?.running) thread = new SmtpThread(options);
+      if (!thread?.running) thread = new SmtpThread(options, logger);
       const messageId = await thread.send({ from, to: mail.to, subject: mail.subject, html: mail.html });
       logger.debug({ kind: message.kind, userId: message.userId, messageId }, "email sent");
       return { messageId };
