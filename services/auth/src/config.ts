@@ -20,6 +20,7 @@ import {
   parseRequiredCharacters,
   type Rate,
   rate,
+  requestRate,
   requiredUrl,
 } from "./config/values.js";
 
@@ -91,12 +92,12 @@ function readLimits(env: Env) {
     emailSent: custom(names("RATE_LIMIT_EMAIL_SENT"), rate(DEFAULT_SEND_RATE)),
     /** SMS sent, all users together (GoTrue's default: 30 per hour). */
     smsSent: custom(names("RATE_LIMIT_SMS_SENT"), rate(DEFAULT_SEND_RATE)),
-    /** Requests to /token per five minutes per key. */
-    tokenRefresh: integer(names("RATE_LIMIT_TOKEN_REFRESH"), 150, { min: 1 }),
-    /** Requests to /verify (GET and POST together) per five minutes per key. */
-    verify: integer(names("RATE_LIMIT_VERIFY"), 30, { min: 1 }),
-    /** Requests per five minutes per key to each of /otp, /magiclink, /recover, /resend, /signup (not anonymous) and PUT /user. */
-    otp: integer(names("RATE_LIMIT_OTP"), 30, { min: 1 }),
+    /** Requests to /token earned back per five minutes per key (a burst of 30). */
+    tokenRefresh: custom(names("RATE_LIMIT_TOKEN_REFRESH"), requestRate(150)),
+    /** Requests to /verify (GET and POST together) earned back per five minutes per key (a burst of 30). */
+    verify: custom(names("RATE_LIMIT_VERIFY"), requestRate(30)),
+    /** The same for each of /otp, /magiclink, /recover, /resend, /signup (not anonymous) and PUT /user. */
+    otp: custom(names("RATE_LIMIT_OTP"), requestRate(30)),
     redisUrl: custom(names("REDIS_URL"), redisUrl),
   });
 }

@@ -19,7 +19,7 @@ import { AuthService } from "./domain/service.js";
 import { VERSION } from "./domain/settings.js";
 import { smsConfigurationWarning } from "./domain/sms-readiness.js";
 import { buildHttpApp } from "./http/app.js";
-import { createLimiter, createSendBucket } from "./http/rate-limit.js";
+import { createRequestLimiter, createSendBucket, requestBucket } from "./http/rate-limit.js";
 import { createRouteLimits } from "./http/route-limits.js";
 import { type MailDelivery, startMailDelivery } from "./mail/delivery.js";
 
@@ -134,8 +134,12 @@ export async function createAuth(config: AuthConfig, logger: Logger, options: Au
       config,
     );
     const service = await AuthService.create({ db, config, logger, meter: telemetry.meter, messenger, smsCodes: mail?.smsCodes });
-    const tokenLimiter = createLimiter({ points: config.rateLimit.tokenRefresh, keyPrefix: `${prefix}:token`, redis });
-    const routeLimits = createRouteLimits(config.rateLimit, { keyPrefix: prefix, redis });
+    const tokenLimiter = createRequestLimiter(requestBucket(config.rateLimit.tokenRefresh), {
+      keyPrefix: `${prefix}:token`,
+      redis,
+      logger,
+    });
+    const routeLimits = createRouteLimits(config.rateLimit, { keyPrefix: prefix, redis, logger });
     const app = buildHttpApp(service, {
       logger,
       tokenLimiter,

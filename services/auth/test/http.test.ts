@@ -120,13 +120,14 @@ describe.each(backends)("http on %s", (backend) => {
     expect(response.headers.get("x-request-id")).toBe("trace-123");
   });
 
-  it("rate-limits /token per RATE_LIMIT_HEADER key (429 over_request_rate_limit)", async () => {
-    const body = JSON.stringify({ email: email(), password: "secret-1" });
+  it("rate-limits /token per RATE_LIMIT_HEADER key: a burst of 30, then 429 over_request_rate_limit", async () => {
+    const body = JSON.stringify({ refresh_token: "not-a-token" });
     const ip = `10.0.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await post(limited, "/token?grant_type=password", body, { "x-real-ip": ip })).status);
-    expect(statuses).toEqual([400, 400, 400, 429]);
-    const blocked = await post(limited, "/token?grant_type=password", body, { "x-real-ip": ip, ...modern });
+    // RATE_LIMIT_TOKEN_REFRESH=3 earns one back per 100 s; the bucket holds 30 whatever the rate (GoTrue).
+    for (let i = 0; i < 31; i++) statuses.push((await post(limited, "/token?grant_type=refresh_token", body, { "x-real-ip": ip })).status);
+    expect(statuses).toEqual([...Array(30).fill(400), 429]);
+    const blocked = await post(limited, "/token?grant_type=refresh_token", body, { "x-real-ip": ip, ...modern });
     expect(await blocked.json()).toEqual({ code: "over_request_rate_limit", message: "Request rate limit reached" });
     expect((await post(limited, "/token?grant_type=password", body, { "x-real-ip": "10.9.9.9" })).status).toBe(400);
     // No key header, no limit (as GoTrue).
@@ -143,12 +144,16 @@ describe.each(backends)("http on %s", (backend) => {
     };
     const [a, b] = [await startTestServer(database.db, env), await startTestServer(database.db, env)];
     try {
-      const body = JSON.stringify({ email: email(), password: "secret-1" });
+      const body = JSON.stringify({ refresh_token: "not-a-token" });
       const key = `redis-${randomUUID()}`;
-      expect((await post(a, "/token?grant_type=password", body, { "x-real-ip": key })).status).toBe(400);
-      expect((await post(b, "/token?grant_type=password", body, { "x-real-ip": key })).status).toBe(400);
-      expect((await post(a, "/token?grant_type=password", body, { "x-real-ip": key })).status).toBe(429);
-      expect((await post(b, "/token?grant_type=password", body, { "x-real-ip": key })).status).toBe(429);
+      const refresh = (target: TestServer) => post(target, "/token?grant_type=refresh_token", body, { "x-real-ip": key });
+      // One bucket of 30 for the key, drawn from by both instances.
+      for (let i = 0; i < 15; i++) {
+        expect((await refresh(a)).status).toBe(400);
+        expect((await refresh(b)).status).toBe(400);
+      }
+      expect((await refresh(a)).status).toBe(429);
+      expect((await refresh(b)).status).toBe(429);
     } finally {
       await Promise.all([a.close(), b.close()]);
     }

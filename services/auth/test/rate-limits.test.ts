@@ -11,7 +11,14 @@ import Fastify from "fastify";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readAuthConfig } from "../src/config.js";
-import { createSendBucket, memoryBurstBucket, memoryIntervalBucket } from "../src/http/rate-limit.js";
+import {
+  createRequestLimiter,
+  createSendBucket,
+  memoryBurstBucket,
+  memoryIntervalBucket,
+  memoryRequestLimiter,
+  requestBucket,
+} from "../src/http/rate-limit.js";
 import { createRouteLimits, registerRouteLimits } from "../src/http/route-limits.js";
 import { adminApi, adminToken, createConfirmedUser } from "./support/admin.js";
 import {
@@ -249,10 +256,12 @@ describe.each(backends)("request limits on %s", (backend) => {
   const postVerify = (headers: Record<string, string> = {}) =>
     post(server, "/verify", { type: "signup", token: "nope", email: email() }, headers);
 
-  it("RATE_LIMIT_VERIFY: GET and POST /verify share one bucket per key; 429 over_request_rate_limit", async () => {
+  it("RATE_LIMIT_VERIFY: GET and POST /verify share one bucket of 30 per key; 429 over_request_rate_limit", async () => {
     const ip = client();
-    expect((await postVerify({ "x-real-ip": ip })).status).not.toBe(429);
-    expect((await getVerify({ "x-real-ip": ip })).status).not.toBe(429);
+    for (let i = 0; i < 15; i++) {
+      expect((await postVerify({ "x-real-ip": ip })).status).not.toBe(429);
+      expect((await getVerify({ "x-real-ip": ip })).status).not.toBe(429);
+    }
     const refused = await getVerify({ "x-real-ip": ip });
     expect(refused.status).toBe(429);
     expect(refused.headers.get("x-sb-error-code")).toBe("over_request_rate_limit");
@@ -268,13 +277,15 @@ describe.each(backends)("request limits on %s", (backend) => {
     const ip = client();
     const key = { "x-real-ip": ip };
     const { address, password } = await createConfirmedUser(admin, "otp");
-    expect((await post(server, "/recover", { email: address }, key)).status).toBe(200);
+    const recovered = await Promise.all(Array.from({ length: 30 }, () => post(server, "/recover", { email: address }, key)));
+    expect(recovered.map((response) => response.status)).toEqual(Array(30).fill(200));
     const refused = await post(server, "/recover", { email: address }, key);
     expect(refused.status).toBe(429);
     expect(await refused.json()).toEqual(REQUEST_LIMITED_LEGACY);
 
-    // The drained /recover bucket does not touch /signup's.
+    // The drained /recover bucket does not touch /signup's; a refused weak password counts too.
     for (let i = 0; i < 3; i++) expect((await post(server, "/signup", {}, key)).status).toBe(200);
+    for (let i = 0; i < 29; i++) expect((await post(server, "/signup", { email: email("otp"), password: "1" }, key)).status).toBe(422);
     expect((await post(server, "/signup", { email: email("otp"), password: "secret-1" }, key)).status).toBe(200);
     expect((await post(server, "/signup", { email: email("otp"), password: "secret-1" }, key)).status).toBe(429);
 
@@ -282,7 +293,7 @@ describe.each(backends)("request limits on %s", (backend) => {
     const bearer = { authorization: `Bearer ${session.data.session?.access_token}` };
     const update = (headers: Record<string, string>) =>
       server.request("/user", { method: "PUT", headers: { ...json, ...bearer, ...headers }, body: JSON.stringify({ data: { n: 1 } }) });
-    expect((await update(key)).status).toBe(200);
+    for (let i = 0; i < 30; i++) expect((await update(key)).status).toBe(200);
     expect((await update(key)).status).toBe(429);
     expect((await update({ "x-real-ip": client() })).status).toBe(200);
     expect((await update({})).status).toBe(200);
@@ -293,14 +304,15 @@ describe.each(backends)("request limits on %s", (backend) => {
   it("limits /otp, /magiclink and /resend by route path as soon as those routes exist", async () => {
     const config = readAuthConfig({ ...BASE_ENV, AUTH_RATE_LIMIT_HEADER: "X-Real-IP", AUTH_RATE_LIMIT_OTP: "1" });
     const app = Fastify({ logger: false });
-    registerRouteLimits(app, config, createRouteLimits(config.rateLimit, { keyPrefix: `test:${randomUUID()}` }));
+    const logger = createLogger({ level: "silent" });
+    registerRouteLimits(app, config, createRouteLimits(config.rateLimit, { keyPrefix: `test:${randomUUID()}`, logger }));
     for (const path of ["/otp", "/magiclink", "/resend"]) app.post(path, async () => ({}));
     app.get("/otp", async () => ({}));
     try {
       const ip = client();
       const call = (method: "GET" | "POST", url: string) => app.inject({ method, url, headers: { "x-real-ip": ip }, payload: {} });
       for (const path of ["/otp", "/magiclink", "/resend"]) {
-        expect((await call("POST", path)).statusCode).toBe(200);
+        for (let i = 0; i < 30; i++) expect((await call("POST", path)).statusCode).toBe(200);
         expect((await call("POST", path)).statusCode).toBe(429);
       }
       // Only the methods GoTrue limits.
@@ -342,6 +354,12 @@ describe("rate-limit settings", () => {
     // GoTrue's burst limiter takes a duration of zero or less as an hour.
     expect(read({ AUTH_RATE_LIMIT_SMS_SENT: "5/0s" }).smsSent).toEqual({ shape: "burst", events: 5, perMs: 3_600_000 });
     expect(read({ GOTRUE_RATE_LIMIT_VERIFY: "7", GOTRUE_RATE_LIMIT_OTP: "9" })).toMatchObject({ verify: 7, otp: 9 });
+    // GoTrue reads the request limits as floats; 0 leaves the burst and earns nothing back.
+    expect(read({ AUTH_RATE_LIMIT_VERIFY: "2.5", AUTH_RATE_LIMIT_OTP: "0", AUTH_RATE_LIMIT_TOKEN_REFRESH: "1e3" })).toMatchObject({
+      verify: 2.5,
+      otp: 0,
+      tokenRefresh: 1000,
+    });
   });
 
   it("rejects what GoTrue rejects (and negative or non-numeric counts) with a message naming the setting", () => {
@@ -354,9 +372,10 @@ describe("rate-limit settings", () => {
     expect(problems({ GOTRUE_RATE_LIMIT_SMS_SENT: "100/1" })[0]).toBe(
       'GOTRUE_RATE_LIMIT_SMS_SENT: the duration part of "100/1" is not a Go duration such as 1m or 1h30m (time: missing unit in duration "1")',
     );
-    expect(problems({ AUTH_RATE_LIMIT_VERIFY: "0", AUTH_RATE_LIMIT_OTP: "many" })).toEqual([
-      "AUTH_RATE_LIMIT_VERIFY must be at least 1, got 0",
-      'AUTH_RATE_LIMIT_OTP must be an integer, got "many"',
+    expect(problems({ AUTH_RATE_LIMIT_VERIFY: "-1", AUTH_RATE_LIMIT_OTP: "many", AUTH_RATE_LIMIT_TOKEN_REFRESH: "Infinity" })).toEqual([
+      'AUTH_RATE_LIMIT_TOKEN_REFRESH: must be a number of at least 0, got "Infinity"',
+      'AUTH_RATE_LIMIT_VERIFY: must be a number of at least 0, got "-1"',
+      'AUTH_RATE_LIMIT_OTP: must be a number of at least 0, got "many"',
     ]);
   });
 
@@ -381,7 +400,30 @@ describe("rate-limit settings", () => {
     expect(await none.take()).toBe(false);
   });
 
-  it("while Redis cannot be reached, an instance counts sends in its own memory", async () => {
+  it("a request limit is a bucket of 30 per key, earning N back per five minutes (GoTrue's tollbooth limiters)", async () => {
+    let now = 0;
+    const limiter = memoryRequestLimiter(requestBucket(60), () => now);
+    const burst = async (key: string, n: number) => {
+      const answers: boolean[] = [];
+      for (let i = 0; i < n; i++) answers.push(await limiter.allow(key));
+      return answers;
+    };
+    expect(await burst("a", 31)).toEqual([...Array(30).fill(true), false]);
+    expect(await burst("b", 1)).toEqual([true]);
+    // 60 per five minutes: one back every 5 s.
+    now = 4_999;
+    expect(await limiter.allow("a")).toBe(false);
+    now = 5_000;
+    expect(await burst("a", 2)).toEqual([true, false]);
+    now = 10 * 60_000;
+    expect(await burst("a", 31)).toEqual([...Array(30).fill(true), false]);
+    const never = memoryRequestLimiter(requestBucket(0), () => now);
+    for (let i = 0; i < 30; i++) await never.allow("c");
+    now += 24 * 3_600_000;
+    expect(await never.allow("c")).toBe(false);
+  });
+
+  it("while Redis cannot be reached, an instance counts sends and requests in its own memory", async () => {
     const redis = new Redis("redis://127.0.0.1:1", { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
     const warnings: string[] = [];
     redis.on("error", (error: Error) => warnings.push(error.message));
@@ -393,6 +435,11 @@ describe("rate-limit settings", () => {
     try {
       expect([await bucket.take(), await bucket.take()]).toEqual([true, false]);
       expect(warnings).toContain("redis unavailable: the send limit uses this instance's memory");
+      const limiter = createRequestLimiter(requestBucket(1), { keyPrefix: `test:${randomUUID()}`, redis, logger });
+      const answers: boolean[] = [];
+      for (let i = 0; i < 31; i++) answers.push(await limiter.allow("10.0.0.1"));
+      expect(answers).toEqual([...Array(30).fill(true), false]);
+      expect(warnings).toContain("redis unavailable: the request limit uses this instance's memory");
     } finally {
       redis.disconnect();
     }

@@ -156,6 +156,16 @@ export function rate(fallback: Rate) {
   return (raw: string | undefined): Rate => (raw === undefined ? fallback : parseRate(raw));
 }
 
+/** A request limit's rate (GoTrue reads a float): a number of at least 0, `fallback` when unset. */
+export function requestRate(fallback: number) {
+  return (raw: string | undefined): number => {
+    if (raw === undefined) return fallback;
+    const value = raw.trim() === "" ? Number.NaN : Number(raw);
+    if (!Number.isFinite(value) || value < 0) throw new Error(`must be a number of at least 0, got "${raw}"`);
+    return value;
+  };
+}
+
 /** SMS_TEST_OTP: `phone:otp,phone:otp`. */
 export function parseTestOtps(raw: string | undefined): Record<string, string> {
   const otps: Record<string, string> = {};

@@ -1,9 +1,13 @@
 /**
  * Rate-limit counters.
  *
- * Request limits (createLimiter): `points` requests per window per trusted client key (the
- * RATE_LIMIT_HEADER value, or Pf-Forwarded-For): /token (RATE_LIMIT_TOKEN_REFRESH), and the
- * per-route limits of route-limits.ts (RATE_LIMIT_VERIFY, RATE_LIMIT_OTP), each over five minutes.
+ * Request limits (createRequestLimiter), shaped as GoTrue's (internal/api/apilimiter in
+ * supabase/auth, tollbooth over golang.org/x/time/rate): per trusted client key (the
+ * RATE_LIMIT_HEADER value, or Pf-Forwarded-For) a bucket of 30 requests, full at first, that
+ * earns N back per five minutes: /token (RATE_LIMIT_TOKEN_REFRESH, N = 150) and the per-route
+ * limits of route-limits.ts (RATE_LIMIT_VERIFY, RATE_LIMIT_OTP, N = 30). A key's bucket is
+ * forgotten once it is full again, and at the latest an hour after its last request (GoTrue's
+ * buckets live an hour).
  *
  * Send buckets (createSendBucket): RATE_LIMIT_EMAIL_SENT and RATE_LIMIT_SMS_SENT, one bucket for
  * all users, shaped as GoTrue's (internal/ratelimit in supabase/auth): `N` is N sends per fixed
@@ -12,41 +16,67 @@
  * Counters live in memory, or in Redis when AUTH_REDIS_URL is set so every instance shares them;
  * if Redis cannot be reached, each instance falls back to its own memory counters.
  */
-import { createRateLimiter, type Logger } from "@platform/core";
+import type { Logger } from "@platform/core";
 import type { Redis } from "ioredis";
-import { RateLimiterRes } from "rate-limiter-flexible";
 import type { Rate } from "../config.js";
 import type { SendBucket } from "../domain/send-limits.js";
 
-export const TOKEN_WINDOW_SECONDS = 300;
-/** GoTrue's window for RATE_LIMIT_VERIFY and RATE_LIMIT_OTP (internal/api/apilimiter: the rate is per five minutes). */
-export const REQUEST_WINDOW_SECONDS = 300;
+/** GoTrue's request limits: N requests per five minutes, a burst of 30 (internal/api/apilimiter). */
+export const REQUEST_WINDOW_MS = 300_000;
+export const REQUEST_BURST = 30;
+/** GoTrue's tollbooth buckets expire an hour after they are made. */
+const REQUEST_BUCKET_TTL_MS = 3_600_000;
 
 export interface Limiter {
   /** True when the request may go ahead. */
   allow(key: string): Promise<boolean>;
 }
 
-export interface LimiterOptions {
-  points: number;
-  /** The window, in seconds (five minutes unless said). */
-  windowSeconds?: number;
-  keyPrefix: string;
-  redis?: Redis | undefined;
+/** A token bucket: `capacity` tokens, full at first, earning one back per `perMs`. */
+interface Bucket {
+  capacity: number;
+  perMs: number;
 }
 
-export function createLimiter(options: LimiterOptions): Limiter {
-  const { windowSeconds = TOKEN_WINDOW_SECONDS, ...rest } = options;
-  const limiter = createRateLimiter({ ...rest, duration: windowSeconds });
+interface BucketState {
+  tokens: number;
+  at: number;
+}
+
+/** The bucket's tokens at `now`, refilled since its state was written. */
+function tokensAt(bucket: Bucket, state: BucketState | undefined, now: number): number {
+  if (!state) return bucket.capacity;
+  return now > state.at ? Math.min(bucket.capacity, state.tokens + (now - state.at) / bucket.perMs) : state.tokens;
+}
+
+/** Takes a token at `now` if there is one; answers whether it did and the state after. */
+function takeToken(bucket: Bucket, state: BucketState | undefined, now: number): { taken: boolean; state: BucketState } {
+  const tokens = tokensAt(bucket, state, now);
+  const at = Math.max(now, state?.at ?? now);
+  return tokens >= 1 ? { taken: true, state: { tokens: tokens - 1, at } } : { taken: false, state: { tokens, at } };
+}
+
+/** `events` per `windowMs` (0: none earned back), with a bucket of `burst`. */
+export function requestBucket(events: number, windowMs = REQUEST_WINDOW_MS, burst = REQUEST_BURST): Bucket {
+  return { capacity: burst, perMs: events > 0 ? windowMs / events : Number.MAX_SAFE_INTEGER };
+}
+
+/** One bucket per key, in this process's memory; full and long-idle buckets are dropped now and then. */
+export function memoryRequestLimiter(bucket: Bucket, now: () => number = Date.now): Limiter {
+  const states = new Map<string, BucketState>();
+  let calls = 0;
+  const sweep = (at: number) => {
+    for (const [key, state] of states) {
+      if (at - state.at >= REQUEST_BUCKET_TTL_MS || tokensAt(bucket, state, at) >= bucket.capacity) states.delete(key);
+    }
+  };
   return {
     async allow(key) {
-      try {
-        await limiter.consume(key);
-        return true;
-      } catch (outcome) {
-        if (outcome instanceof RateLimiterRes) return false;
-        throw outcome;
-      }
+      const at = now();
+      if (++calls % 1024 === 0) sweep(at);
+      const { taken, state } = takeToken(bucket, states.get(key), at);
+      states.set(key, state);
+      return taken;
     },
   };
 }
@@ -73,19 +103,13 @@ export function memoryIntervalBucket(rate: Rate, now: () => number = Date.now): 
 
 /** GoTrue's BurstLimiter (x/time/rate): a bucket of `events` sends, full at first, earning one back per `perMs`. */
 export function memoryBurstBucket(rate: Rate, now: () => number = Date.now): SendBucket {
-  const capacity = rate.events;
-  let tokens = capacity;
-  let last = now();
+  const bucket = { capacity: rate.events, perMs: rate.perMs };
+  let state: BucketState | undefined;
   return {
     async take() {
-      const at = now();
-      if (at > last) {
-        tokens = Math.min(capacity, tokens + (at - last) / rate.perMs);
-        last = at;
-      }
-      if (tokens < 1) return false;
-      tokens -= 1;
-      return true;
+      const step = takeToken(bucket, state, now());
+      state = step.state;
+      return step.taken;
     },
   };
 }
@@ -94,7 +118,7 @@ export function memorySendBucket(rate: Rate): SendBucket {
   return rate.shape === "burst" ? memoryBurstBucket(rate) : memoryIntervalBucket(rate);
 }
 
-// Both scripts read the clock of the Redis server, so every instance counts on the same time.
+// The scripts read the clock of the Redis server, so every instance counts on the same time.
 // Numbers are written with %.17g so that milliseconds and fractions of a token survive exactly.
 
 /** KEYS[1]: the bucket; ARGV: events per window, window in ms. Returns 1 when a send may go out. */
@@ -122,7 +146,7 @@ redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil(start + window - now)))
 return allowed
 `;
 
-/** KEYS[1]: the bucket; ARGV: capacity, ms per token, longest expiry in ms. Returns 1 when a send may go out. */
+/** KEYS[1]: the bucket; ARGV: capacity, ms per token, longest expiry in ms. Returns 1 when a token was taken. */
 const BURST_SCRIPT = `
 local capacity = tonumber(ARGV[1])
 local per = tonumber(ARGV[2])
@@ -180,6 +204,37 @@ export function createSendBucket(rate: Rate, options: SendBucketOptions): SendBu
           "redis unavailable: the send limit uses this instance's memory",
         );
         return memory.take();
+      }
+    },
+  };
+}
+
+export interface RequestLimiterOptions {
+  /** Prefix of the Redis keys of this limit's buckets. */
+  keyPrefix: string;
+  redis?: Redis | undefined;
+  logger: Pick<Logger, "warn">;
+}
+
+/**
+ * A request limit: in Redis when given (every instance draws from the same bucket of a key), else
+ * in memory. While Redis fails, this instance counts in its own memory.
+ */
+export function createRequestLimiter(bucket: Bucket, options: RequestLimiterOptions): Limiter {
+  const memory = memoryRequestLimiter(bucket);
+  const { redis } = options;
+  if (!redis) return memory;
+  const args = [bucket.capacity, bucket.perMs, REQUEST_BUCKET_TTL_MS].map(String);
+  return {
+    async allow(key) {
+      try {
+        return (await redis.eval(BURST_SCRIPT, 1, `${options.keyPrefix}:${key}`, ...args)) === 1;
+      } catch (error) {
+        options.logger.warn(
+          { err: (error as Error).message, key: options.keyPrefix },
+          "redis unavailable: the request limit uses this instance's memory",
+        );
+        return memory.allow(key);
       }
     },
   };

@@ -5,7 +5,8 @@
  * - RATE_LIMIT_VERIFY (30): GET and POST /verify, one bucket for both methods;
  * - RATE_LIMIT_OTP (30): POST /otp, /magiclink, /recover, /resend and /signup (not anonymous
  *   sign-ups) and PUT /user, a bucket of its own for each route.
- * Both count requests per five minutes. A refused request answers 429 over_request_rate_limit.
+ * Each is a bucket of 30 requests per key that earns N back per five minutes (rate-limit.ts). A
+ * refused request answers 429 over_request_rate_limit.
  *
  * The limits are looked up by method and route path when a request has been routed, so a listed
  * route is limited as soon as it is registered. The limit is taken before the body is read
@@ -14,11 +15,12 @@
  * One difference: GoTrue authenticates PUT /user before its limit, while here the hook cannot
  * authenticate, so a PUT /user with a bad token also takes from the bucket of its key.
  */
+import type { Logger } from "@platform/core";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
 import type { AuthConfig } from "../config.js";
 import { errors } from "../domain/errors.js";
-import { createLimiter, type Limiter, REQUEST_WINDOW_SECONDS } from "./rate-limit.js";
+import { createRequestLimiter, type Limiter, requestBucket } from "./rate-limit.js";
 import { trustedClientKey } from "./request-meta.js";
 
 type Stage = "onRequest" | "preHandler";
@@ -42,9 +44,12 @@ const notAnonymous = (request: FastifyRequest) => {
 };
 
 /** The request limiters of every limited route; each bucket is its own Redis key prefix under `keyPrefix`. */
-export function createRouteLimits(limits: AuthConfig["rateLimit"], options: { keyPrefix: string; redis?: Redis | undefined }): RouteLimits {
-  const limiter = (name: string, points: number) =>
-    createLimiter({ points, windowSeconds: REQUEST_WINDOW_SECONDS, keyPrefix: `${options.keyPrefix}:${name}`, redis: options.redis });
+export function createRouteLimits(
+  limits: AuthConfig["rateLimit"],
+  options: { keyPrefix: string; redis?: Redis | undefined; logger: Pick<Logger, "warn"> },
+): RouteLimits {
+  const limiter = (name: string, perFiveMinutes: number) =>
+    createRequestLimiter(requestBucket(perFiveMinutes), { ...options, keyPrefix: `${options.keyPrefix}:${name}` });
   const verify = limiter("verify", limits.verify);
   const otp = (name: string) => limiter(`otp:${name}`, limits.otp);
   return new Map<string, RouteLimit>([
