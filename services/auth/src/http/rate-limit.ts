@@ -177,6 +177,28 @@ return allowed
  */
 const LONGEST_EXPIRY_MS = 365 * 24 * 3_600_000;
 
+/**
+ * Runs a bucket script (1 when a token was taken) on `key` in Redis. While Redis fails, `fallback`
+ * (this instance's memory) answers, and each failure is logged as a warning.
+ */
+async function takeInRedis(
+  redis: Redis,
+  /** `name`: the limit's name in the log (not the client's key). */
+  call: { script: string; key: string; args: readonly string[]; limit: "send" | "request"; name: string },
+  logger: Pick<Logger, "warn">,
+  fallback: () => Promise<boolean>,
+): Promise<boolean> {
+  try {
+    return (await redis.eval(call.script, 1, call.key, ...call.args)) === 1;
+  } catch (error) {
+    logger.warn(
+      { err: (error as Error).message, key: call.name },
+      `redis unavailable: the ${call.limit} limit uses this instance's memory`,
+    );
+    return fallback();
+  }
+}
+
 export interface SendBucketOptions {
   /** The Redis key of the shared bucket. */
   key: string;
@@ -193,20 +215,9 @@ export function createSendBucket(rate: Rate, options: SendBucketOptions): SendBu
   const { redis } = options;
   if (!redis) return memory;
   const script = rate.shape === "burst" ? BURST_SCRIPT : INTERVAL_SCRIPT;
-  const args = rate.shape === "burst" ? [rate.events, rate.perMs, LONGEST_EXPIRY_MS] : [Math.trunc(rate.events), rate.perMs];
-  return {
-    async take() {
-      try {
-        return (await redis.eval(script, 1, options.key, ...args.map(String))) === 1;
-      } catch (error) {
-        options.logger.warn(
-          { err: (error as Error).message, key: options.key },
-          "redis unavailable: the send limit uses this instance's memory",
-        );
-        return memory.take();
-      }
-    },
-  };
+  const args = (rate.shape === "burst" ? [rate.events, rate.perMs, LONGEST_EXPIRY_MS] : [Math.trunc(rate.events), rate.perMs]).map(String);
+  const call = { script, key: options.key, args, limit: "send" as const, name: options.key };
+  return { take: () => takeInRedis(redis, call, options.logger, () => memory.take()) };
 }
 
 export interface RequestLimiterOptions {
@@ -226,16 +237,12 @@ export function createRequestLimiter(bucket: Bucket, options: RequestLimiterOpti
   if (!redis) return memory;
   const args = [bucket.capacity, bucket.perMs, REQUEST_BUCKET_TTL_MS].map(String);
   return {
-    async allow(key) {
-      try {
-        return (await redis.eval(BURST_SCRIPT, 1, `${options.keyPrefix}:${key}`, ...args)) === 1;
-      } catch (error) {
-        options.logger.warn(
-          { err: (error as Error).message, key: options.keyPrefix },
-          "redis unavailable: the request limit uses this instance's memory",
-        );
-        return memory.allow(key);
-      }
-    },
+    allow: (key) =>
+      takeInRedis(
+        redis,
+        { script: BURST_SCRIPT, key: `${options.keyPrefix}:${key}`, args, limit: "request", name: options.keyPrefix },
+        options.logger,
+        () => memory.allow(key),
+      ),
   };
 }
