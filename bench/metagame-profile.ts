@@ -25,6 +25,7 @@ import { openDatabase, sql } from "@platform/core";
 import { BENCH_SCALE, demoId, demoPlayer, loadDemoData } from "@platform/metagame/demo";
 import { positiveNumber } from "./common/env.js";
 import type { Server } from "./common/processes.js";
+import { runBench } from "./common/report.js";
 import { dropDatabase, freshDatabase } from "./graphql/action-db.js";
 import { topSelfTime } from "./graphql/profile.js";
 import { addCpu, type CpuSpent, startCpu } from "./metagame-cpu.js";
@@ -159,12 +160,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-    process.exitCode = 1;
-  },
-);
+runBench(main);

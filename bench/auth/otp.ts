@@ -24,21 +24,21 @@
  *
  * Exit code 0 when every target passes, 1 otherwise.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { readAuthConfig } from "@platform/auth";
 import pg from "pg";
 import type { LoadResult } from "../catalog/load.js";
+import { percentile } from "../common/closed-loop.js";
+import { type CpuPerRequest, startCpuMeter } from "../common/cpu.js";
 import { positiveNumber } from "../common/env.js";
 import { MemorySampler, residentMemoryMb, type Server } from "../common/processes.js";
-import { printTable, printTargets, writeJson } from "../common/report.js";
+import { attempt, fixed, printTable, printTargets, runBench, writeJson } from "../common/report.js";
 import { machineBusyMeter, type ThreadTime, threadMeter } from "../common/scheduling.js";
 import { HealthProbe } from "./health-probe.js";
 import { awaitDelivery, type Delivery, loadOtp, loadPacedGet, type OtpLoad, warmOtp } from "./otp-load.js";
 import { measureRawOtp, type RawMode } from "./raw-otp.js";
-import { percentile } from "./raw-pg.js";
 import { createDatabase, DATABASE, dropDatabase, inParallel, jwtAlgorithm, postJson, serviceEnv, startAuthService } from "./service.js";
 import type { ProbeResult } from "./signin-health.js";
 import { SmtpSink } from "./smtp-sink.js";
@@ -79,69 +79,6 @@ function otpEnv(sinkPort: number): Record<string, string> {
 
 const otpEmail = (i: number) => `bench-otp-${i}@example.com`;
 
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-async function attempt<T>(name: string, errors: Record<string, string>, work: () => Promise<T>): Promise<T | null> {
-  try {
-    return await work();
-  } catch (error) {
-    errors[name] = message(error);
-    console.log(`  ${name}: not measured (${message(error).split("\n")[0]})`);
-    return null;
-  }
-}
-
-const fixed = (value: number | null | undefined, digits = 0) => (value === null || value === undefined ? "-" : value.toFixed(digits));
-
-/** CPU seconds (user + system) a process has used, from /proc (Linux); null elsewhere. */
-function cpuSeconds(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
-}
-
-/** CPU seconds of every `postgres` process on this machine (the server and its backends). */
-function postgresCpuSeconds(): number {
-  let total = 0;
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== "postgres") continue;
-    } catch {
-      continue;
-    }
-    total += cpuSeconds(Number(entry)) ?? 0;
-  }
-  return total;
-}
-
-/** CPU milliseconds per operation of the service, the bench process and PostgreSQL over one phase. */
-interface CpuShare {
-  serviceMs: number | null;
-  benchMs: number;
-  postgresMs: number;
-}
-
-function cpuMeter(servicePid: number | null) {
-  const service0 = servicePid === null ? null : cpuSeconds(servicePid);
-  const bench0 = process.cpuUsage();
-  const postgres0 = postgresCpuSeconds();
-  return (operations: number): CpuShare => {
-    const service1 = servicePid === null ? null : cpuSeconds(servicePid);
-    const bench = process.cpuUsage(bench0);
-    const per = (seconds: number) => (seconds * 1000) / Math.max(1, operations);
-    return {
-      serviceMs: service0 === null || service1 === null ? null : per(service1 - service0),
-      benchMs: per((bench.user + bench.system) / 1e6),
-      postgresMs: per(postgresCpuSeconds() - postgres0),
-    };
-  };
-}
-
 /**
  * The uniform-timing hold during the load: `POST /otp` for an address without an account and
  * `create_user: false` does one lookup and is then held back to the target (the recent p90 of the
@@ -178,7 +115,7 @@ interface ServiceRun {
   delivery: Delivery;
   health: ProbeResult;
   idleHealth: ProbeResult;
-  cpu: CpuShare;
+  cpu: CpuPerRequest;
   /** The same load paced at the target rate, with /health probed meanwhile. */
   paced: Paced & { p99Ms: number };
   /** GET /settings (no database, no mail) at the same rate: what the machine allows /health. */
@@ -213,7 +150,7 @@ async function paced<T extends LoadResult>(
 interface RawRun {
   mode: RawMode;
   result: LoadResult & { p90Ms: number };
-  cpu: CpuShare;
+  cpu: CpuPerRequest | undefined;
 }
 
 async function main(): Promise<number> {
@@ -269,7 +206,7 @@ async function main(): Promise<number> {
       const before = { total: sink.received, byRecipient: new Map(sink.byRecipient) };
       const sampler = new MemorySampler(running.pid);
       sampler.start();
-      const cpu = cpuMeter(running.pid);
+      const cpu = startCpuMeter(running.pid);
       const probe = prober.measure();
       let loading = true;
       const holding = measureHold(running.url, () => loading);
@@ -277,7 +214,7 @@ async function main(): Promise<number> {
       loading = false;
       const health = await probe.stop();
       const hold = await holding;
-      const share = cpu(load.answeredTotal);
+      const share = cpu.perRequest(load.answeredTotal);
       sampler.stop();
       sampler.sample();
       memory.maxMb = sampler.max;
@@ -317,7 +254,10 @@ async function main(): Promise<number> {
     for (const mode of ["smtp", "sql", "sql+smtp"] as const) {
       console.log(`\nraw ${mode}: ${connections} workers, ${durationSeconds} s`);
       const raw = await attempt(`raw ${mode}`, errors, async () => {
-        const { cpu, ...result } = await measureRawOtp(config, url, emails, mode, connections, durationSeconds, () => cpuMeter(null));
+        const { cpu, ...result } = await measureRawOtp(config, url, emails, mode, connections, durationSeconds, () => {
+          const meter = startCpuMeter(null);
+          return (operations) => meter.perRequest(operations);
+        });
         console.log(
           `  ${result.requestsPerSecond.toFixed(0)} ops/s, p50 ${result.p50Ms} ms, p90 ${result.p90Ms} ms, p99 ${result.p99Ms} ms`,
         );
@@ -374,8 +314,8 @@ async function main(): Promise<number> {
   ];
   const pass = targets.every((target) => target.pass);
 
-  const cpuCells = (cpu: CpuShare | undefined) =>
-    cpu ? [fixed(cpu.serviceMs, 2), fixed(cpu.benchMs, 2), fixed(cpu.postgresMs, 2)] : ["-", "-", "-"];
+  const cpuCells = (cpu: CpuPerRequest | undefined) =>
+    cpu ? [fixed(cpu.serverMs, 2), fixed(cpu.loadGeneratorMs, 2), fixed(cpu.postgresMs, 2)] : ["-", "-", "-"];
   console.log("");
   printTable(
     ["POST /otp (email)", "ops/s", "p50 ms", "p90 ms", "p99 ms", "ops", "failed", "ratio", "CPU ms/op: service", "bench", "postgres"],
@@ -469,12 +409,4 @@ async function main(): Promise<number> {
   return pass ? 0 : 1;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-    process.exitCode = 1;
-  },
-);
+runBench(main);

@@ -23,12 +23,11 @@ import { MailComposer } from "../../services/auth/src/mail/compose.js";
 import { smtpMessenger } from "../../services/auth/src/mail/smtp-messenger.js";
 import { TemplateSource } from "../../services/auth/src/mail/template-source.js";
 import type { LoadResult } from "../catalog/load.js";
-import { percentile } from "./raw-pg.js";
+import { closedLoop } from "../common/closed-loop.js";
 
 export type RawMode = "smtp" | "sql" | "sql+smtp";
 
 const META = { ip: "127.0.0.1", userAgent: "bench", audience: undefined };
-const round = (ms: number) => Math.round(ms * 100) / 100;
 const sendsNothing: Messenger = { send: async () => undefined };
 
 /**
@@ -45,7 +44,7 @@ export async function measureRawOtp<M>(
   seconds: number,
   meter: () => (operations: number) => M,
   warmupSeconds = 1,
-): Promise<LoadResult & { p90Ms: number; cpu: M }> {
+): Promise<LoadResult & { p90Ms: number; cpu: M | undefined }> {
   const logger = createLogger({ level: "warn" });
   const tables = authTables(config.database.schema);
   const composer = new MailComposer(config, new TemplateSource({}, logger), logger);
@@ -80,46 +79,8 @@ export async function measureRawOtp<M>(
   };
 
   let next = 0;
-  const latencies: number[] = [];
-  let errors = 0;
-  let firstError: unknown;
-  const run = async (until: number, record: boolean) => {
-    await Promise.all(
-      Array.from({ length: workers }, async () => {
-        while (performance.now() < until) {
-          const email = emails[next++ % emails.length] as string;
-          const start = performance.now();
-          try {
-            await once(email);
-            if (record) latencies.push(performance.now() - start);
-          } catch (error) {
-            errors++;
-            firstError ??= error;
-            if (errors > 100) throw error;
-          }
-        }
-      }),
-    );
-  };
   try {
-    await run(performance.now() + warmupSeconds * 1000, false);
-    const read = meter();
-    const started = performance.now();
-    await run(started + seconds * 1000, true);
-    const elapsed = (performance.now() - started) / 1000;
-    const cpu = read(latencies.length);
-    if (latencies.length === 0) throw firstError ?? new Error("nothing completed");
-    latencies.sort((a, b) => a - b);
-    return {
-      requestsPerSecond: latencies.length / elapsed,
-      p50Ms: round(percentile(latencies, 50)),
-      p90Ms: round(percentile(latencies, 90)),
-      p99Ms: round(percentile(latencies, 99)),
-      requests: latencies.length,
-      non2xx: 0,
-      errors,
-      cpu,
-    };
+    return await closedLoop({ workers, warmupSeconds, seconds, meter, once: () => once(emails[next++ % emails.length] as string) });
   } finally {
     await email.close();
     await db.close();

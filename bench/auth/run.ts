@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import type { LoadResult } from "../catalog/load.js";
 import { positiveNumber } from "../common/env.js";
 import { MemorySampler, residentMemoryMb, type Server } from "../common/processes.js";
-import { printTable, printTargets, writeJson } from "../common/report.js";
+import { attempt, fixed, printTable, printTargets, runBench, writeJson } from "../common/report.js";
 import { measureRawRefresh } from "./raw-pg.js";
 import { loadRefresh, type RefreshLoad, warmRefresh } from "./refresh-load.js";
 import { createDatabase, DATABASE, dropDatabase, inParallel, jwtAlgorithm, signIn, signUp, startAuthService } from "./service.js";
@@ -40,21 +40,6 @@ function settings(env: NodeJS.ProcessEnv) {
     algorithm: jwtAlgorithm(env),
   };
 }
-
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-/** Runs one part; a failure is recorded in the report rather than ending the run. */
-async function attempt<T>(name: string, errors: Record<string, string>, work: () => Promise<T>): Promise<T | null> {
-  try {
-    return await work();
-  } catch (error) {
-    errors[name] = message(error);
-    console.log(`  ${name}: not measured (${message(error).split("\n")[0]})`);
-    return null;
-  }
-}
-
-const fixed = (value: number | null | undefined, digits = 0) => (value === null || value === undefined ? "-" : value.toFixed(digits));
 
 function loadRow(name: string, r: LoadResult | null, extra = "-"): string[] {
   if (!r) return [name, "-", "-", "-", "-", "not measured"];
@@ -200,12 +185,4 @@ async function main(): Promise<number> {
   return pass ? 0 : 1;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-    process.exitCode = 1;
-  },
-);
+runBench(main);

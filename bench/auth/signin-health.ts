@@ -5,7 +5,7 @@
  */
 import http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { percentile } from "./raw-pg.js";
+import { percentile, roundMs } from "../common/closed-loop.js";
 import { emailOf, PASSWORD } from "./service.js";
 
 export interface ProbeResult {
@@ -29,15 +29,13 @@ export interface SignInLoad {
   health: ProbeResult;
 }
 
-const round = (ms: number) => Math.round(ms * 100) / 100;
-
 export function summarize(latencies: number[], failed: number): ProbeResult {
   const sorted = [...latencies].sort((a, b) => a - b);
   return {
     probes: sorted.length,
-    p50Ms: round(percentile(sorted, 50)),
-    p99Ms: round(percentile(sorted, 99)),
-    maxMs: round(sorted.at(-1) ?? 0),
+    p50Ms: roundMs(percentile(sorted, 50)),
+    p99Ms: roundMs(percentile(sorted, 99)),
+    maxMs: roundMs(sorted.at(-1) ?? 0),
     failed,
   };
 }

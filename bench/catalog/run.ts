@@ -11,6 +11,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_SQLITE_CACHE_MB } from "@platform/catalog";
 import BetterSqlite3 from "better-sqlite3";
+import { runBench } from "../common/report.js";
 import { ensureDataset, type Samples, sampleDataset } from "./dataset.js";
 import { loadRoute, warmRoute } from "./load.js";
 import { commonCountWork, dynamicsWork, measureRaw, productsCountWork, productsPageWork, type RawWork } from "./raw-sql.js";
@@ -146,12 +147,4 @@ async function main(): Promise<number> {
   return report.pass ? 0 : 1;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-    process.exitCode = 1;
-  },
-);
+runBench(main);

@@ -25,3 +25,33 @@ export function printTargets(targets: Array<{ name: string; limit: string; value
   );
   console.log(`\noverall: ${pass ? "PASS" : "FAIL"}`);
 }
+
+/** Runs a bench's `main`: its answer is the exit code (1 when a target failed); a crash prints its stack and exits 1. */
+export function runBench(main: () => Promise<number>): void {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+      process.exitCode = 1;
+    },
+  );
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Runs one part of a bench; a failure is recorded in `errors` and printed, rather than ending the run. */
+export async function attempt<T>(name: string, errors: Record<string, string>, work: () => Promise<T>): Promise<T | null> {
+  try {
+    return await work();
+  } catch (error) {
+    errors[name] = message(error);
+    console.log(`  ${name}: not measured (${message(error).split("\n")[0]})`);
+    return null;
+  }
+}
+
+/** A figure for a table cell: `-` when there is none. */
+export const fixed = (value: number | null | undefined, digits = 0) =>
+  value === null || value === undefined ? "-" : value.toFixed(digits);

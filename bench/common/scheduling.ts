@@ -6,6 +6,7 @@
  * thread waits to be scheduled is part of every latency it answers with.
  */
 import { readFileSync } from "node:fs";
+import { machineTicks } from "./cpu.js";
 
 export interface ThreadTime {
   /** Milliseconds per second of wall time the thread ran on a CPU. */
@@ -35,21 +36,11 @@ export function threadMeter(pid: number, tid = pid): () => ThreadTime | null {
   };
 }
 
-function cpuTicks(): { busy: number; all: number } | null {
-  try {
-    const fields = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "").trim().split(/\s+/).slice(1).map(Number);
-    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
-    return { busy: user + nice + system + irq + softirq + steal, all: user + nice + system + idle + iowait + irq + softirq + steal };
-  } catch {
-    return null;
-  }
-}
-
 /** Starts measuring the machine; the returned function answers the busy share of all its CPUs (0-100), or null. */
 export function machineBusyMeter(): () => number | null {
-  const before = cpuTicks();
+  const before = machineTicks();
   return () => {
-    const after = cpuTicks();
+    const after = machineTicks();
     if (!before || !after || after.all === before.all) return null;
     return (100 * (after.busy - before.busy)) / (after.all - before.all);
   };

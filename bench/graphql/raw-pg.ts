@@ -7,7 +7,7 @@
 import { type Compiled, compile, type Database, openDatabase, Sql, statementName } from "@platform/core";
 import pg from "pg";
 import type { LoadResult } from "../catalog/load.js";
-import { type CpuPerRequest, startCpuMeter } from "./cpu.js";
+import { type CpuPerRequest, startCpuMeter } from "../common/cpu.js";
 import { ADMIN_SESSION, type EngineModules, type Metadata, trackedTables } from "./engine.js";
 import type { BenchVariables } from "./queries.js";
 

@@ -1,7 +1,7 @@
 /** The GraphQL benchmark's verdict: the load table, the ratios, targets with PASS/FAIL, and JSON. */
 import type { LoadResult } from "../catalog/load.js";
+import type { CpuPerRequest } from "../common/cpu.js";
 import { printTable, printTargets, writeJson } from "../common/report.js";
-import type { CpuPerRequest } from "./cpu.js";
 import type { Dataset } from "./dataset.js";
 import type { SchemaBuildResult } from "./schema-build.js";
 

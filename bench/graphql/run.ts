@@ -15,9 +15,10 @@ import { mkdirSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LoadResult } from "../catalog/load.js";
+import { startCpuMeter } from "../common/cpu.js";
 import { positiveNumber } from "../common/env.js";
 import { MemorySampler, residentMemoryMb } from "../common/processes.js";
-import { startCpuMeter } from "./cpu.js";
+import { runBench } from "../common/report.js";
 import { ensureDataset } from "./dataset.js";
 import { loadEngine, type Metadata } from "./engine.js";
 import { type GraphqlTarget, loadGraphql, warmGraphql } from "./load.js";
@@ -201,12 +202,4 @@ async function main(): Promise<number> {
   return report.pass ? 0 : 1;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-    process.exitCode = 1;
-  },
-);
+runBench(main);

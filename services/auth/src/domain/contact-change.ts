@@ -12,11 +12,11 @@ import type { UserRow } from "../db/rows.js";
 import { type UserPatch, updateUser } from "../db/users.js";
 import { NOW } from "../db/values.js";
 import type { AuthDeps } from "./context.js";
+import { LINK_FREQUENCY_MS } from "./email-codes.js";
 import { errors } from "./errors.js";
 import { issueOneTimeToken } from "./one-time-tokens.js";
 import { sendPhoneCode } from "./phone-codes.js";
 import { isPkce, type PkceParams, startFlow } from "./pkce.js";
-import { EMAIL_RESEND_INTERVAL_MS } from "./reauthentication.js";
 import { secondsUntil } from "./time.js";
 
 function withProvider(appMetadata: Record<string, unknown>, provider: string): Record<string, unknown> {
@@ -51,7 +51,7 @@ async function applyConfirmed(q: Queryable, deps: AuthDeps, user: UserRow, provi
 }
 
 /** Email-change mails: at most once a minute, or per SMTP_MAX_FREQUENCY when that is shorter. */
-export const emailChangeFrequencyMs = (deps: AuthDeps): number => Math.min(deps.config.smtp.maxFrequencyMs, EMAIL_RESEND_INTERVAL_MS);
+export const emailChangeFrequencyMs = (deps: AuthDeps): number => Math.min(deps.config.smtp.maxFrequencyMs, LINK_FREQUENCY_MS);
 
 export interface EmailChangeOptions extends PkceParams {
   /** Where the confirmation link leads. */

@@ -10,7 +10,8 @@
  * recovery mail at most once per 60 seconds, or per SMTP_MAX_FREQUENCY when that is shorter.
  */
 import type { Queryable } from "@platform/core";
-import type { UserRow } from "../db/rows.js";
+import type { OneTimeTokenType, UserRow } from "../db/rows.js";
+import type { UserPatch } from "../db/users.js";
 import { NOW } from "../db/values.js";
 import type { AuthDeps } from "./context.js";
 import { errors } from "./errors.js";
@@ -19,43 +20,71 @@ import { type CodeRequest, claimNewCode, secondsBeforeNextCode } from "./one-tim
 import { type FlowMethod, isPkce, type PkceParams, startFlow } from "./pkce.js";
 import { secondsUntil } from "./time.js";
 
-/** Magic link and recovery mails: once per minute per user unless SMTP_MAX_FREQUENCY is shorter. */
+/**
+ * Magic link, recovery and email-change mails: once per minute per user unless SMTP_MAX_FREQUENCY
+ * is shorter. A reauthentication nonce: once per minute.
+ */
 export const LINK_FREQUENCY_MS = 60_000;
 
 export interface EmailCodeOptions {
   /** The request's PKCE parameters: with a challenge, a flow is started and the token is `pkce_`-prefixed. */
-  flow: PkceParams;
+  flow?: PkceParams | undefined;
   /** Where the link should lead after verification. */
   redirectTo?: string | undefined;
   /** An audit entry written with the code. */
   audit?: CodeRequest["audit"];
 }
 
-type Purpose = Extract<MessageKind, "confirmation" | "magiclink" | "recovery">;
+type Purpose = Extract<MessageKind, "confirmation" | "magiclink" | "recovery" | "reauthentication">;
 
-const FLOW_METHODS: Record<Purpose, FlowMethod> = { confirmation: "email/signup", magiclink: "magiclink", recovery: "recovery" };
+/** Where each purpose keeps its code: the token type, the user's columns, and the flow a PKCE link starts. */
+const CODES: Record<Purpose, { type: OneTimeTokenType; sentAt: CodeRequest["sentAt"]; patch(hash: string): UserPatch; flow?: FlowMethod }> =
+  {
+    confirmation: {
+      type: "confirmation_token",
+      sentAt: "confirmation_sent_at",
+      patch: (hash) => ({ confirmation_token: hash, confirmation_sent_at: NOW }),
+      flow: "email/signup",
+    },
+    magiclink: {
+      type: "recovery_token",
+      sentAt: "recovery_sent_at",
+      patch: (hash) => ({ recovery_token: hash, recovery_sent_at: NOW }),
+      flow: "magiclink",
+    },
+    recovery: {
+      type: "recovery_token",
+      sentAt: "recovery_sent_at",
+      patch: (hash) => ({ recovery_token: hash, recovery_sent_at: NOW }),
+      flow: "recovery",
+    },
+    reauthentication: {
+      type: "reauthentication_token",
+      sentAt: "reauthentication_sent_at",
+      patch: (hash) => ({ reauthentication_token: hash, reauthentication_sent_at: NOW }),
+    },
+  };
 
 export function emailFrequencyMs(deps: AuthDeps, purpose: Purpose): number {
   const configured = deps.config.smtp.maxFrequencyMs;
-  return purpose === "confirmation" ? configured : Math.min(configured, LINK_FREQUENCY_MS);
+  if (purpose === "confirmation") return configured;
+  return purpose === "reauthentication" ? LINK_FREQUENCY_MS : Math.min(configured, LINK_FREQUENCY_MS);
 }
 
 /** Whether a code of `purpose` may be mailed to the user now (the last one is older than its frequency). */
 export function emailCodeDue(deps: AuthDeps, user: UserRow, purpose: Purpose): boolean {
-  const sentAt = purpose === "confirmation" ? user.confirmation_sent_at : user.recovery_sent_at;
-  return secondsUntil(sentAt, emailFrequencyMs(deps, purpose)) === 0;
+  return secondsUntil(user[CODES[purpose].sentAt], emailFrequencyMs(deps, purpose)) === 0;
 }
 
 function codeRequest(deps: AuthDeps, user: UserRow, purpose: Purpose, options: EmailCodeOptions): CodeRequest {
-  const confirmation = purpose === "confirmation";
+  const { type, sentAt, patch } = CODES[purpose];
   return {
-    type: confirmation ? "confirmation_token" : "recovery_token",
+    type,
     identifier: user.email ?? "",
     length: deps.config.mailer.otpLength,
-    pkce: isPkce(options.flow),
-    patch: (hash) =>
-      confirmation ? { confirmation_token: hash, confirmation_sent_at: NOW } : { recovery_token: hash, recovery_sent_at: NOW },
-    sentAt: confirmation ? "confirmation_sent_at" : "recovery_sent_at",
+    pkce: options.flow !== undefined && isPkce(options.flow),
+    patch,
+    sentAt,
     frequencyMs: emailFrequencyMs(deps, purpose),
     audit: options.audit,
   };
@@ -75,7 +104,8 @@ export async function sendEmailCodeIfDue(
   const claimed = await claimNewCode(q, deps, user.id, codeRequest(deps, user, purpose, options));
   if (!claimed) return undefined;
   const { user: updated, otp, hash } = claimed;
-  await startFlow(q, deps, updated.id, FLOW_METHODS[purpose], options.flow);
+  const method = CODES[purpose].flow;
+  if (method && options.flow) await startFlow(q, deps, updated.id, method, options.flow);
   const address = updated.email ?? "";
   await deps.messenger.send({
     kind: purpose,

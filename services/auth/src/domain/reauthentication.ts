@@ -6,55 +6,29 @@ import { timingSafeEqual } from "node:crypto";
 import type { Queryable } from "@platform/core";
 import { deleteOneTimeTokens } from "../db/one-time-tokens.js";
 import type { UserRow } from "../db/rows.js";
-import { findUserById, updateUser } from "../db/users.js";
-import { NOW } from "../db/values.js";
-import { audit } from "./audit.js";
+import { updateUser } from "../db/users.js";
 import type { AuthDeps, RequestMeta } from "./context.js";
+import { sendEmailCode } from "./email-codes.js";
 import { errors } from "./errors.js";
-import { issueOneTimeToken, tokenHash } from "./one-time-tokens.js";
+import { tokenHash } from "./one-time-tokens.js";
 import { sendPhoneCode } from "./phone-codes.js";
 import { providerApproves } from "./sms-readiness.js";
-import { millis, secondsUntil } from "./time.js";
-
-/** Minimum time between two nonces for one user by email (SMS uses SMS_MAX_FREQUENCY). */
-export const EMAIL_RESEND_INTERVAL_MS = 60_000;
+import { millis } from "./time.js";
 
 /** GoTrue answers `{}`, with the SMS provider's `message_id` when it reported one (internal/api/reauthenticate.go). */
 export async function requestReauthentication(deps: AuthDeps, meta: RequestMeta, user: UserRow): Promise<{ message_id?: string }> {
-  const { config } = deps;
   const email = user.email ?? "";
   const phone = user.phone ?? "";
   if (email === "" && phone === "") throw errors.reauthenticationNeedsIdentifier();
   if (email !== "" && !user.email_confirmed_at) throw errors.verifyEmailFirst();
   if (email === "" && !user.phone_confirmed_at) throw errors.verifyPhoneFirst();
-  const byEmail = email !== "";
+  const audit = { meta, action: "user_reauthenticate_requested" as const };
   return deps.db.transaction(async (tx) => {
-    const current = (await findUserById(tx, deps.tables, user.id, { lock: true })) ?? user;
-    await audit(tx, deps, meta, user, "user_reauthenticate_requested");
-    if (!byEmail) {
-      const { messageId } = await sendPhoneCode(tx, deps, current, { purpose: "reauthentication", phone });
+    if (email === "") {
+      const { messageId } = await sendPhoneCode(tx, deps, user, { purpose: "reauthentication", phone, audit });
       return messageId ? { message_id: messageId } : {};
     }
-    const wait = secondsUntil(current.reauthentication_sent_at, EMAIL_RESEND_INTERVAL_MS);
-    if (wait > 0) throw errors.emailSendTooSoon(wait);
-    const length = config.mailer.otpLength;
-    const { otp, hash } = await issueOneTimeToken(tx, deps.tables, {
-      userId: user.id,
-      type: "reauthentication_token",
-      identifier: email,
-      length,
-    });
-    await updateUser(tx, deps.tables, user.id, { reauthentication_token: hash, reauthentication_sent_at: NOW });
-    await deps.messenger.send({
-      kind: "reauthentication",
-      channel: "email",
-      userId: user.id,
-      to: email,
-      otp,
-      tokenHash: hash,
-      email,
-      data: current.raw_user_meta_data ?? {},
-    });
+    await sendEmailCode(tx, deps, user, "reauthentication", { audit });
     return {};
   });
 }

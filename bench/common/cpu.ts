@@ -55,16 +55,22 @@ function postgresCpuMs(): number | null {
   }
 }
 
-/** CPU time of the whole machine in ms (all cores, idle and iowait excluded). */
-function machineBusyMs(): number | null {
+/** The machine's CPU time in clock ticks, all cores: busy (idle, iowait, steal and guest excluded) and in all. */
+export function machineTicks(): { busy: number; all: number } | null {
   try {
     const fields = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "").trim().split(/\s+/).slice(1).map(Number);
     // user nice system idle iowait irq softirq | steal guest guest_nice (guest is already in user)
     const busy = fields.reduce((sum, v, i) => (i === 3 || i === 4 || i >= 7 ? sum : sum + v), 0);
-    return (busy * 1000) / clockTicks();
+    return { busy, all: fields.slice(0, 8).reduce((sum, v) => sum + v, 0) };
   } catch {
     return null;
   }
+}
+
+/** CPU time of the whole machine in ms (all cores, idle and iowait excluded). */
+function machineBusyMs(): number | null {
+  const ticks = machineTicks();
+  return ticks === null ? null : (ticks.busy * 1000) / clockTicks();
 }
 
 /** Starts counting now; `perRequest(n)` divides what was spent since by `n` requests. */
