@@ -10,12 +10,12 @@ import { introspect, introspectBaseTypes } from "./engine/catalog/introspect.js"
 import { runSql, type SqlRunner } from "./engine/catalog/run-sql.js";
 import { sqlRunnerFor } from "./engine/catalog/run-sql-adapters.js";
 import type { PgCatalog } from "./engine/catalog/types.js";
-import { insertRows } from "./engine/dml.js";
-import type { HasuraError } from "./engine/errors.js";
+import type { HasuraError } from "./engine/errors/index.js";
 import { Engine, type EngineOptions, type GraphQLRequest, type GraphQLResponse } from "./engine/execute.js";
 import { type RequestContext, RequestGuard } from "./engine/limits/guard.js";
 import { type MetadataContext, type MetadataEndpoint, runMetadataRequest } from "./engine/metadata/api.js";
 import { catalogViewOf } from "./engine/metadata/catalog-view.js";
+import { insertRows } from "./engine/metadata/dml.js";
 import { allInconsistencies, logNewInconsistencies } from "./engine/metadata/inconsistency-log.js";
 import { MetadataStore, type MetadataStoreOptions } from "./engine/metadata/store.js";
 import { DEFAULT_SOURCE, type Metadata } from "./engine/metadata/types.js";
@@ -23,7 +23,7 @@ import { buildModel } from "./engine/model/build.js";
 import { functionsNamedBy } from "./engine/model/build-functions.js";
 import type { Model } from "./engine/model/types.js";
 import { RemoteSchemaRegistry } from "./engine/remote/registry.js";
-import type { Session } from "./engine/session.js";
+import type { Session } from "./engine/request/session.js";
 
 export class GraphqlRuntime {
   private engine: Engine;

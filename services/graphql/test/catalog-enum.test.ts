@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadEnumValues, validateEnumTable } from "../src/engine/catalog/enum-table.js";
 import { introspect } from "../src/engine/catalog/introspect.js";
 import { type PgCatalog, type PgTable, tableKey } from "../src/engine/catalog/types.js";
-import { HasuraError } from "../src/engine/errors.js";
+import { HasuraError } from "../src/engine/errors/index.js";
 import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
 
 const schema = `

@@ -1,7 +1,7 @@
 import { sql } from "@platform/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSql } from "../src/engine/catalog/run-sql.js";
-import { HasuraError } from "../src/engine/errors.js";
+import { HasuraError } from "../src/engine/errors/index.js";
 import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
 
 describe.each(testBackends)("run_sql on %s", (backend) => {

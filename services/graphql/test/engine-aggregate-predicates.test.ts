@@ -1,7 +1,7 @@
 /** Aggregation predicates in `where`: `<arrayrel>_aggregate: {count | bool_and | bool_or: {...}}`. */
 import { describe, expect, it } from "vitest";
 import type { Metadata } from "../src/engine/metadata/types.js";
-import type { Session } from "../src/engine/session.js";
+import type { Session } from "../src/engine/request/session.js";
 import { testBackends } from "./support/db.js";
 import { ADMIN, asRole, metadataWith, useTestEngine } from "./support/engine.js";
 

@@ -5,7 +5,7 @@ import { introspect } from "../src/engine/catalog/introspect.js";
 import { Engine } from "../src/engine/execute.js";
 import { emptyMetadata, type Metadata } from "../src/engine/metadata/types.js";
 import { buildModel } from "../src/engine/model/build.js";
-import type { Session } from "../src/engine/session.js";
+import type { Session } from "../src/engine/request/session.js";
 import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
 
 const SCHEMA = `

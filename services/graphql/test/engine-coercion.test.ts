@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Engine, GraphQLRequest } from "../src/engine/execute.js";
-import { parseJsonBody } from "../src/engine/json-parse.js";
+import { parseJsonBody } from "../src/engine/json/parse.js";
 import type { Metadata } from "../src/engine/metadata/types.js";
 import { testBackends } from "./support/db.js";
 import { ADMIN, metadataWith, useTestEngine } from "./support/engine.js";

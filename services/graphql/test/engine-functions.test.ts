@@ -1,7 +1,7 @@
 /** Tracked SQL functions through the engine core: root fields, args, aggregates, permissions, session arguments, mutations. */
 import { describe, expect, it } from "vitest";
 import type { Metadata } from "../src/engine/metadata/types.js";
-import type { Session } from "../src/engine/session.js";
+import type { Session } from "../src/engine/request/session.js";
 import { testBackends } from "./support/db.js";
 import { ADMIN, asRole, metadataWith, useTestEngine, withRoleVariable } from "./support/engine.js";
 

@@ -8,8 +8,8 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { Lru } from "../src/engine/lru.js";
 import type { Metadata } from "../src/engine/metadata/types.js";
+import { Lru } from "../src/engine/request/lru.js";
 import { ADMIN, metadataWith, useTestEngine } from "./support/engine.js";
 
 setFlagsFromString("--expose-gc");

@@ -4,7 +4,7 @@
  * table, where check failures point, `_inc` on every numeric type, and rollback of a failure.
  */
 import { beforeEach, describe, expect, it } from "vitest";
-import { insertRows } from "../src/engine/dml.js";
+import { insertRows } from "../src/engine/metadata/dml.js";
 import type { Metadata } from "../src/engine/metadata/types.js";
 import { testBackends } from "./support/db.js";
 import { asRole, metadataWith, useTestEngine } from "./support/engine.js";

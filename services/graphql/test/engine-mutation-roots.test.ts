@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Metadata } from "../src/engine/metadata/types.js";
-import type { Session } from "../src/engine/session.js";
+import type { Session } from "../src/engine/request/session.js";
 import { testBackends } from "./support/db.js";
 import { asRole, metadataWith, useTestEngine } from "./support/engine.js";
 

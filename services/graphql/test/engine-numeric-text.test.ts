@@ -1,7 +1,7 @@
 /** The number texts Hasura writes into numeric columns (they fix PostgreSQL's display scale). */
 import { describe, expect, it } from "vitest";
 import { binaryNumericText, scientificText } from "../src/engine/compiler/numeric-text.js";
-import { JsonNumber } from "../src/engine/json-number.js";
+import { JsonNumber } from "../src/engine/json/number.js";
 
 describe("scientificText (GraphQL mutations: Haskell's show of a Scientific)", () => {
   it("uses fixed notation from 0.1 up to 10^7, always with a fractional digit", () => {

@@ -6,7 +6,7 @@
 import { type Compiled, compile, type Database, Sql } from "@platform/core";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Metadata } from "../src/engine/metadata/types.js";
-import type { Session } from "../src/engine/session.js";
+import type { Session } from "../src/engine/request/session.js";
 import { testBackends } from "./support/db.js";
 import { ADMIN, asRole, metadataWith, useTestEngine } from "./support/engine.js";
 

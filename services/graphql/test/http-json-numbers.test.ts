@@ -3,8 +3,8 @@ import { createLogger } from "@platform/core";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readGraphqlConfig } from "../src/config.js";
-import { JsonNumber, jsonText, numberFromText } from "../src/engine/json-number.js";
-import { parseJsonBody } from "../src/engine/json-parse.js";
+import { JsonNumber, jsonText, numberFromText } from "../src/engine/json/number.js";
+import { parseJsonBody } from "../src/engine/json/parse.js";
 import { createGraphql } from "../src/server.js";
 
 describe("parseJsonBody", () => {

@@ -320,7 +320,7 @@ describe("PGlite: the engine answers with the abort's reason", () => {
   });
 
   it("answers a query and a mutation whose signal is aborted with the reason, running nothing", async () => {
-    const { HasuraError } = await import("../src/engine/errors.js");
+    const { HasuraError } = await import("../src/engine/errors/index.js");
     const signal = AbortSignal.abort(new HasuraError("time-limit-exceeded", "time limit of 1s exceeded"));
     expect(JSON.parse(await setup.engine.execute({ query: "{ item { id } }" }, ADMIN, { signal }))).toEqual(
       timedOut("time-limit-exceeded", "1s"),

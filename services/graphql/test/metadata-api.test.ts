@@ -7,7 +7,7 @@ import { type Database, ident, join, sql } from "@platform/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { introspect } from "../src/engine/catalog/introspect.js";
 import { runSql } from "../src/engine/catalog/run-sql.js";
-import { HasuraError } from "../src/engine/errors.js";
+import { HasuraError } from "../src/engine/errors/index.js";
 import { type MetadataContext, type MetadataEndpoint, runMetadataRequest } from "../src/engine/metadata/api.js";
 import { catalogViewOf } from "../src/engine/metadata/catalog-view.js";
 import { MetadataStore } from "../src/engine/metadata/store.js";

@@ -3,9 +3,9 @@
  * database (function signatures from pg_catalog), then the GraphQL schema the runtime rebuilds.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { HasuraError } from "../src/engine/errors.js";
+import { HasuraError } from "../src/engine/errors/index.js";
 import type { Metadata } from "../src/engine/metadata/types.js";
-import type { Session } from "../src/engine/session.js";
+import type { Session } from "../src/engine/request/session.js";
 import { GraphqlRuntime } from "../src/runtime.js";
 import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
 

@@ -1,7 +1,7 @@
 /** Whole-metadata operations and metadata against a changed database. */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { HasuraError } from "../src/engine/errors.js";
+import { HasuraError } from "../src/engine/errors/index.js";
 import { findInconsistencies, pruneAfterSchemaChange } from "../src/engine/metadata/consistency.js";
 import { loadMetadataDir } from "../src/engine/metadata/load-dir.js";
 import { applyMetadataOperation } from "../src/engine/metadata/operations.js";

@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { type Database, sql } from "@platform/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { HasuraError } from "../src/engine/errors.js";
+import { HasuraError } from "../src/engine/errors/index.js";
 import { loadMetadataDir } from "../src/engine/metadata/load-dir.js";
 import { CONFLICT_CODE, MetadataStore } from "../src/engine/metadata/store.js";
 import { emptyMetadata } from "../src/engine/metadata/types.js";

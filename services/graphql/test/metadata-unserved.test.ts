@@ -9,11 +9,11 @@
 
 import { createLogger } from "@platform/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { HasuraError } from "../src/engine/errors.js";
+import { HasuraError } from "../src/engine/errors/index.js";
 import { reportedAction, reportedCustomTypes } from "../src/engine/metadata/custom-types.js";
 import { INCONSISTENT_OBJECT_LOG } from "../src/engine/metadata/inconsistency-log.js";
 import type { Metadata } from "../src/engine/metadata/types.js";
-import type { Session } from "../src/engine/session.js";
+import type { Session } from "../src/engine/request/session.js";
 import { GraphqlRuntime } from "../src/runtime.js";
 import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
 import { type GraphqlServer, schemaOf, startGraphqlServer } from "./support/graphql-server.js";

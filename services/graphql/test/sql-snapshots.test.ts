@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { type Compiled, compile, type Database, type Queryable, Sql } from "@platform/core";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Metadata } from "../src/engine/metadata/types.js";
-import type { Session } from "../src/engine/session.js";
+import type { Session } from "../src/engine/request/session.js";
 import { testBackends } from "./support/db.js";
 import { ADMIN, asRole, useTestEngine } from "./support/engine.js";
 import { layoutSql } from "./support/sql-layout.js";

@@ -5,10 +5,18 @@
  */
 import { createHttpApp, LightAbortController, type Logger } from "@platform/core";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { adminOnly, fromAppError, HasuraError, invalidJson, notARequestBody, resourceNotFound, withStatus } from "../engine/errors.js";
+import {
+  adminOnly,
+  fromAppError,
+  HasuraError,
+  invalidJson,
+  notARequestBody,
+  resourceNotFound,
+  withStatus,
+} from "../engine/errors/index.js";
 import { errorBody, type GraphQLResponse } from "../engine/execute.js";
 import type { RequestContext } from "../engine/limits/guard.js";
-import type { Session } from "../engine/session.js";
+import type { Session } from "../engine/request/session.js";
 import { VERSION } from "../engine/version.js";
 import { registerConsole } from "./console.js";
 import { type CorsConfig, registerCors } from "./cors.js";

@@ -9,7 +9,7 @@
  * naming a loopback host, never cached, and never readable by other origins through CORS.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { resourceNotFound } from "../engine/errors.js";
+import { resourceNotFound } from "../engine/errors/index.js";
 import { type ConsoleAsset, consoleAssets } from "./console-assets.js";
 
 export interface ConsoleOptions {

@@ -1,7 +1,7 @@
-/** JSON request bodies for /v1/graphql read without losing digits (engine/json-parse.ts). */
+/** JSON request bodies for /v1/graphql read without losing digits (engine/json/parse.ts). */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { invalidJson } from "../engine/errors.js";
-import { LONG_NUMBER, parseJsonBody } from "../engine/json-parse.js";
+import { invalidJson } from "../engine/errors/index.js";
+import { LONG_NUMBER, parseJsonBody } from "../engine/json/parse.js";
 
 /** Only the GraphQL endpoints carry values bound for columns; the admin endpoints keep plain JSON. */
 function keepsDigits(request: FastifyRequest): boolean {

@@ -25,7 +25,7 @@ import {
   isObjectType,
   isScalarType,
 } from "graphql";
-import { JsonNumber } from "../../src/engine/json-number.js";
+import { JsonNumber } from "../../src/engine/json/number.js";
 import type { Rng } from "./prng.js";
 import type { Knowledge } from "./schemas.js";
 import { type Purpose, scalarValue } from "./values.js";

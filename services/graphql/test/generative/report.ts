@@ -1,4 +1,4 @@
-import { jsonText } from "../../src/engine/json-number.js";
+import { jsonText } from "../../src/engine/json/number.js";
 
 /** Failures of a run, grouped by class, each class shown with its shortest request (the easiest to reproduce). */
 

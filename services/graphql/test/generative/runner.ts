@@ -19,7 +19,7 @@ import {
   validate,
 } from "graphql";
 import type { Engine } from "../../src/engine/execute.js";
-import type { Session } from "../../src/engine/session.js";
+import type { Session } from "../../src/engine/request/session.js";
 import { classify, normalise } from "./check.js";
 import { OperationGenerator } from "./generate.js";
 import { Rng } from "./prng.js";

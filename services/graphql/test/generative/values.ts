@@ -4,7 +4,7 @@
  * that knows PostgreSQL types; `Purpose` says where the value goes, since some strings must be
  * patterns or JSON paths, and values stored in a table stay moderate so `_inc` cannot overflow.
  */
-import { JsonNumber } from "../../src/engine/json-number.js";
+import { JsonNumber } from "../../src/engine/json/number.js";
 import type { Rng } from "./prng.js";
 
 /**

@@ -3,8 +3,8 @@ import { type CryptoKey, exportJWK, exportSPKI, generateKeyPair, type JWK, type 
 import { expect } from "vitest";
 import { type AuthConfig, type AuthSettings, createAuthConfig } from "../../src/engine/auth/config.js";
 import { resolveSession } from "../../src/engine/auth/session.js";
-import { HasuraError } from "../../src/engine/errors.js";
-import type { Session } from "../../src/engine/session.js";
+import { HasuraError } from "../../src/engine/errors/index.js";
+import type { Session } from "../../src/engine/request/session.js";
 
 export const ADMIN_SECRET = "the-admin-secret";
 export const HS_SECRET = "a-very-long-hmac-secret-of-at-least-32-bytes";

@@ -11,7 +11,7 @@ import { Engine, type EngineOptions } from "../../src/engine/execute.js";
 import { emptyMetadata, type FunctionMetadata, type Metadata, type TableMetadata } from "../../src/engine/metadata/types.js";
 import { buildModel } from "../../src/engine/model/build.js";
 import type { Model } from "../../src/engine/model/types.js";
-import type { Session } from "../../src/engine/session.js";
+import type { Session } from "../../src/engine/request/session.js";
 import { openTestDatabase, type TestBackend, type TestDatabase } from "./db.js";
 
 /** The admin session (admin secret given), without session variables. */

@@ -4,7 +4,7 @@
  * Hasura's messages.
  */
 import type { JWTPayload } from "jose";
-import { invalidClaims, missingRoleClaim } from "../errors.js";
+import { invalidClaims, missingRoleClaim } from "../errors/index.js";
 import { encodeJsonPath, readJsonPath } from "./json-path.js";
 import type { JwtClaimsConfig } from "./jwt-config.js";
 import { sessionValueText } from "./session-vars.js";

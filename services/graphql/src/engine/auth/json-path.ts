@@ -2,7 +2,7 @@
  * The small JSON path language of Hasura's JWT config (`claims_namespace_path`, `claims_map`
  * paths): `$`, `.key`, `key`, `[0]`, `['key']`, `["key"]`.
  */
-import { jsonPath } from "../errors.js";
+import { jsonPath } from "../errors/index.js";
 
 export type JsonPath = ReadonlyArray<string | number>;
 

@@ -5,7 +5,7 @@
  * as Hasura does.
  */
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWSHeaderParameters } from "jose";
-import { jwkFetchFailed, jwkNotOk, jwkParseFailed } from "../errors.js";
+import { jwkFetchFailed, jwkNotOk, jwkParseFailed } from "../errors/index.js";
 
 export interface JwksOptions {
   /** Minimum time between two fetches caused by unknown key ids (default 5 s). */

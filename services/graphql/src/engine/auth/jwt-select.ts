@@ -8,7 +8,7 @@
  * A single secret is the same rule over a list of one.
  */
 import { decodeJwt } from "jose";
-import { invalidJwt, malformedAuthorizationHeader, multipleJwts } from "../errors.js";
+import { invalidJwt, malformedAuthorizationHeader, multipleJwts } from "../errors/index.js";
 import type { JwtSecret } from "./config.js";
 import type { JwtTokenLocation } from "./jwt-config.js";
 import type { RequestHeaders } from "./session-vars.js";

@@ -3,7 +3,7 @@
  * errors (`Could not verify JWT: JWTExpired`, `... JWSError JWSInvalidSignature`, ...).
  */
 import { decodeJwt, decodeProtectedHeader, errors, type JWSHeaderParameters, type JWTPayload, jwtVerify } from "jose";
-import { HasuraError, invalidJwt } from "../errors.js";
+import { HasuraError, invalidJwt } from "../errors/index.js";
 import type { JwksCache } from "./jwks.js";
 import type { JwtConfig, JwtKeyType } from "./jwt-config.js";
 

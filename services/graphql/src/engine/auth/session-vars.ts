@@ -1,5 +1,5 @@
 /** Session variables: from request headers, from JSON claim values, and the backend-only switch. */
-import { invalidBackendOnlyHeader } from "../errors.js";
+import { invalidBackendOnlyHeader } from "../errors/index.js";
 
 export const ROLE_HEADER = "x-hasura-role";
 export const ADMIN_SECRET_HEADER = "x-hasura-admin-secret";

@@ -6,8 +6,8 @@
  * `x-hasura-role`.
  */
 import { timingSafeEqual } from "node:crypto";
-import { adminSecretRequired, invalidAdminSecret, missingAuthorizationHeader, roleNotAllowed, roleNotInSession } from "../errors.js";
-import { ADMIN_ROLE, type Session } from "../session.js";
+import { adminSecretRequired, invalidAdminSecret, missingAuthorizationHeader, roleNotAllowed, roleNotInSession } from "../errors/index.js";
+import { ADMIN_ROLE, type Session } from "../request/session.js";
 import { extractClaims } from "./claims.js";
 import { type AuthConfig, hashSecret, type JwtSecret } from "./config.js";
 import { verifyJwt } from "./jwt.js";

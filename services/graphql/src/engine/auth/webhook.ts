@@ -4,8 +4,9 @@
  * values authenticates, 401 denies, anything else is an error. `Cache-Control` / `Expires` in the
  * body bound the session.
  */
-import { NOT_FORWARDED as CLIENT_HEADERS_IGNORED } from "../client-headers.js";
-import { webhookInvalidResponse, webhookRequestFailed, webhookUnauthorized } from "../errors.js";
+
+import { webhookInvalidResponse, webhookRequestFailed, webhookUnauthorized } from "../errors/index.js";
+import { NOT_FORWARDED as CLIENT_HEADERS_IGNORED } from "../request/client-headers.js";
 import { type RequestHeaders, sessionValueText } from "./session-vars.js";
 
 export interface WebhookConfig {

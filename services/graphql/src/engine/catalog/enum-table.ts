@@ -5,7 +5,7 @@
  * The messages follow Hasura's `fetchAndValidateEnumValues` word for word.
  */
 import { ident, type Queryable, sql } from "@platform/core";
-import { enumTableUnusable } from "../errors.js";
+import { enumTableUnusable } from "../errors/index.js";
 import type { EnumValue, PgColumn, PgTable } from "./types.js";
 
 /** Hasura's names for Postgres types in messages (its PGScalarType texts). */

@@ -6,7 +6,7 @@
  * (see run-sql-adapters.ts for pg and PGlite).
  */
 import type { Queryable } from "@platform/core";
-import { type HasuraError, queryExecutionFailed } from "../errors.js";
+import { type HasuraError, queryExecutionFailed } from "../errors/index.js";
 
 /** One statement's result from the simple query protocol. */
 export interface StatementResult {

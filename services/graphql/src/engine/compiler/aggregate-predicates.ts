@@ -4,7 +4,7 @@
  * role may read, narrowed by `filter`) with the predicate's comparison.
  */
 import { and, ident, type Sql, sql, trusted } from "@platform/core";
-import { notOnePredicate, unexpectedPredicateArguments } from "../errors.js";
+import { notOnePredicate, unexpectedPredicateArguments } from "../errors/index.js";
 import type { RelationshipModel } from "../model/types.js";
 import { PREDICATE_FUNCTIONS, type PredicateFunction, scalarColumn } from "../schema/aggregate-predicates.js";
 import { compareExpression, compileBoolExp, type ExpSource, joinCondition, permissionFilter } from "./boolexp.js";

@@ -7,7 +7,7 @@
  * PostgreSQL to read; any other single value is a list of one (GraphQL's list coercion).
  */
 import { ident, type Sql, sql } from "@platform/core";
-import { JsonNumber, jsonText } from "../json-number.js";
+import { JsonNumber, jsonText } from "../json/number.js";
 import type { ColumnModel } from "../model/types.js";
 import { isArrayLiteral } from "../schema/pg-array.js";
 import { Slot, type SlotInput } from "./slot.js";

@@ -4,8 +4,8 @@
  * variables, legacy `$`-prefixed operators and column comparisons are allowed).
  */
 import { and, ident, join, type Sql, sql, trusted } from "@platform/core";
-import { fieldNotFound, noSuchColumn, nullComparison, patternTooLong } from "../errors.js";
-import { JsonNumber, jsonText, toParam } from "../json-number.js";
+import { fieldNotFound, noSuchColumn, nullComparison, patternTooLong } from "../errors/index.js";
+import { JsonNumber, jsonText, toParam } from "../json/number.js";
 import type { ColumnModel, RelationshipModel, TableModel } from "../model/types.js";
 import { asList } from "../plan/values.js";
 import { aggregatePredicateExp } from "./aggregate-predicates.js";

@@ -1,9 +1,9 @@
 /** State shared while compiling one operation's plan: fresh table aliases, the session, the role's view of the model. */
 import { type Sql, sql } from "@platform/core";
-import { missingSessionVariable, noSelectPermission, untrackedTable } from "../errors.js";
+import { missingSessionVariable, noSelectPermission, untrackedTable } from "../errors/index.js";
 import { type SelectAccess, selectAccess } from "../model/access.js";
 import type { Model, TableModel } from "../model/types.js";
-import type { Session } from "../session.js";
+import type { Session } from "../request/session.js";
 import { sessionSlot } from "./slot.js";
 
 export interface CompileOptions {

@@ -7,10 +7,10 @@
  * omitted argument without a default is an error.
  */
 import { and, ident, join, type Sql, sql } from "@platform/core";
-import { jsonPath, positionalArgumentOmitted, requiredArgumentOmitted } from "../errors.js";
+import { jsonPath, positionalArgumentOmitted, requiredArgumentOmitted } from "../errors/index.js";
 import type { ColumnModel, ComputedFieldModel, FunctionCallModel, TableModel } from "../model/types.js";
 import type { MutationField, Path, QueryField, RowField } from "../plan/types.js";
-import type { Session } from "../session.js";
+import type { Session } from "../request/session.js";
 import { compileBoolExp, type ExpSource, jsonAware, permissionFilter } from "./boolexp.js";
 import type { CompileContext } from "./context.js";
 import { aggregateJson, BIG_NUMERIC, listJson } from "./select.js";

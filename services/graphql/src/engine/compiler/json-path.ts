@@ -5,7 +5,7 @@
  * `column #> '{a,0}'`, the path bound as one text[] parameter so any path fits one plan.
  */
 import { type Sql, sql } from "@platform/core";
-import { jsonPath, jsonPathParseError } from "../errors.js";
+import { jsonPath, jsonPathParseError } from "../errors/index.js";
 import { mapValue } from "./slot.js";
 
 const NAME = /[\p{L}_][\p{L}0-9_-]*/uy;

@@ -16,8 +16,8 @@ import {
   noWritePermission,
   permissionCheckFailed,
   unexpectedEnumValue,
-} from "../errors.js";
-import { JsonNumber } from "../json-number.js";
+} from "../errors/index.js";
+import { JsonNumber } from "../json/number.js";
 import { deleteAccess, insertAccess, updateAccess, type WriteAccess } from "../model/access.js";
 import type { ColumnModel, TableModel } from "../model/types.js";
 import type { InsertObject, MutationField, MutationOutput, Path, RowField, UpdateChanges } from "../plan/types.js";

@@ -1,6 +1,6 @@
 /** `order_by` arguments to ORDER BY terms: columns, object relationships, array aggregates. */
 import { and, ident, type Sql, sql, trusted } from "@platform/core";
-import { fieldNotFound, unexpectedOrderBy } from "../errors.js";
+import { fieldNotFound, unexpectedOrderBy } from "../errors/index.js";
 import type { TableModel } from "../model/types.js";
 import { asList } from "../plan/values.js";
 import { aggregateCall } from "./aggregate-call.js";

@@ -5,7 +5,7 @@
  * a whole root field is one statement with no per-row round trips.
  */
 import { and, ident, join, type Sql, sql } from "@platform/core";
-import { atArgument, distinctOnNotOrderBy, jsonPath, problemError, typeMismatch, unexpectedEnumValue } from "../errors.js";
+import { atArgument, distinctOnNotOrderBy, jsonPath, problemError, typeMismatch, unexpectedEnumValue } from "../errors/index.js";
 import type { TableModel } from "../model/types.js";
 import type { AggregateFunctionField, AggregateNode, Path, QueryField, RemoteJoinNode, RowField, RowsNode } from "../plan/types.js";
 import { aggregateCall } from "./aggregate-call.js";

@@ -9,10 +9,10 @@
  * equal, its slots read from that request's variables and session. Long numbers (JsonNumbers)
  * are bound as their text.
  */
-import { missingSessionVariable } from "../errors.js";
-import { JsonNumber, toParam } from "../json-number.js";
+import { missingSessionVariable } from "../errors/index.js";
+import { JsonNumber, toParam } from "../json/number.js";
 import type { Variables } from "../plan/values.js";
-import type { Session } from "../session.js";
+import type { Session } from "../request/session.js";
 
 export interface SlotInput {
   variables: Variables;

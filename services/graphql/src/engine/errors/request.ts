@@ -3,7 +3,7 @@
  * validation of the document against the role's schema. Paths are Hasura's (`$.query`,
  * `$.selectionSet.author.args`), statuses 400 unless said.
  */
-import { englishList } from "../english-list.js";
+import { englishList } from "./english-list.js";
 import { type HasuraCode, HasuraError } from "./hasura-error.js";
 
 // --- The HTTP body (server/src-lib/Hasura/Server/App.hs; GQLReq's parser in

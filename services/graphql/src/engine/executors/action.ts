@@ -7,10 +7,8 @@
  * selection; relationships to tables are read in one statement built by compiler/action.ts.
  */
 import type { Database } from "@platform/core";
-import { forwardableHeaders } from "../client-headers.js";
 import { type RelationshipBatch, type RelationshipField, relationshipsStatement } from "../compiler/action.js";
 import type { CompileContext } from "../compiler/context.js";
-import { resolveTemplate } from "../env-template.js";
 import {
   type ActionExchange,
   actionEnvMissing,
@@ -19,12 +17,14 @@ import {
   actionInvalidJson,
   actionUnexpectedResponse,
   actionUnexpectedStatus,
-} from "../errors.js";
-import { JsonNumber, jsonText, RawJson } from "../json-number.js";
-import { parseJsonBody } from "../json-parse.js";
+} from "../errors/index.js";
+import { statementFailure } from "../errors/postgres.js";
+import { JsonNumber, jsonText, RawJson } from "../json/number.js";
+import { parseJsonBody } from "../json/parse.js";
 import type { ActionModel, CustomTypesModel, HeaderModel, TypeRef } from "../model/types.js";
-import { statementFailure } from "../pg-errors.js";
 import type { ActionNode, OutputField } from "../plan/types.js";
+import { resolveTemplate } from "../remote/env-template.js";
+import { forwardableHeaders } from "../request/client-headers.js";
 import { PostFailure, type PostResult, postJson } from "./http-post.js";
 
 /** What an action call needs beyond its plan node. */

@@ -7,14 +7,14 @@
  * for the session that made the call (the admin reads any).
  */
 import { type Database, type Logger, sql } from "@platform/core";
-import { forwardableHeaders } from "../client-headers.js";
-import { HasuraError } from "../errors.js";
-import { jsonText, RawJson } from "../json-number.js";
-import { parseJsonBody } from "../json-parse.js";
+import { HasuraError } from "../errors/index.js";
+import { statementFailure } from "../errors/postgres.js";
+import { jsonText, RawJson } from "../json/number.js";
+import { parseJsonBody } from "../json/parse.js";
 import type { Model } from "../model/types.js";
-import { statementFailure } from "../pg-errors.js";
 import type { ActionNode, AsyncQueryNode } from "../plan/types.js";
-import { ADMIN_ROLE } from "../session.js";
+import { forwardableHeaders } from "../request/client-headers.js";
+import { ADMIN_ROLE } from "../request/session.js";
 import { type ActionCall, callHandler, outputJson } from "./action.js";
 
 function sessionJson(call: ActionCall): string {

@@ -6,7 +6,7 @@
 import type { Queryable } from "@platform/core";
 import type { CompileContext } from "../compiler/context.js";
 import { checked, insertStatement, type WrittenRow } from "../compiler/mutation.js";
-import { jsonPath } from "../errors.js";
+import { jsonPath } from "../errors/index.js";
 import type { InsertObject } from "../plan/types.js";
 
 export interface Inserted {

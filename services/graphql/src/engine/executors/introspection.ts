@@ -5,7 +5,7 @@
  */
 import { type DocumentNode, execute, type GraphQLError, type GraphQLSchema } from "graphql";
 import type { Variables } from "../plan/values.js";
-import { toHasuraError } from "../validation-errors.js";
+import { toHasuraError } from "../request/validation-errors.js";
 
 export async function answerWithIntrospection(
   schema: GraphQLSchema,

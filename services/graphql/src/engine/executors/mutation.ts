@@ -9,13 +9,16 @@ import { type Database, type Queryable, type Sql, sql } from "@platform/core";
 import type { CompileContext } from "../compiler/context.js";
 import { functionRootJson } from "../compiler/functions.js";
 import { asText, checked, deleteStatement, updateStatement, type WrittenRow, writtenResponse } from "../compiler/mutation.js";
-import { jsonPath } from "../errors.js";
-import { bindingNumbersAsText } from "../json-number.js";
+import { jsonPath } from "../errors/index.js";
+import { fromPostgres } from "../errors/postgres.js";
+import { bindingNumbersAsText } from "../json/number.js";
 import type { TableModel } from "../model/types.js";
-import { fromPostgres } from "../pg-errors.js";
+import { planMutation } from "../plan/operation.js";
 import type { MutationField, MutationOutput, Path, UpdateChanges } from "../plan/types.js";
-import { type ActionCall, runAction } from "./action.js";
+import type { CheckedOperation } from "../request/operation.js";
+import { runAction } from "./action.js";
 import { enqueueAction } from "./async-actions.js";
+import { callContext, compileContext, type Execution } from "./context.js";
 import { insertObject } from "./insert.js";
 import { runRemote } from "./remote.js";
 import { joinMutationRemoteRelationships, joinRemoteRelationships } from "./remote-joins.js";
@@ -26,20 +29,18 @@ import { joinMutationRemoteRelationships, joinRemoteRelationships } from "./remo
  * (a handler may write through this engine itself), as Hasura runs actions apart from the database;
  * an asynchronous action is stored for the worker and answers its id.
  */
-export async function runMutation(
-  db: Database,
-  ctx: CompileContext,
-  fields: MutationField[],
-  signal: AbortSignal | undefined,
-  actions: Omit<ActionCall, "compile" | "db">,
-): Promise<string> {
+export async function runMutation(operation: CheckedOperation, execution: Execution): Promise<string> {
+  const fields = planMutation(execution.model, operation, operation.variables);
+  const { db, signal } = execution;
+  const ctx = compileContext(operation, execution);
+  const call = callContext(operation, execution, ctx);
   const parts: string[] = [];
   let group: DatabaseField[] = [];
   const flush = async () => {
     if (group.length === 0) return;
     const values = await runInTransaction(db, ctx, group, signal);
     // Remote relationships of the rows written are joined once the transaction has committed.
-    const joined = await joinMutationRemoteRelationships(group, values, { ...actions, compile: ctx });
+    const joined = await joinMutationRemoteRelationships(group, values, call);
     parts.push(...group.map((f, i) => `${JSON.stringify(f.key)}:${joined[i] ?? "null"}`));
     group = [];
   };
@@ -49,7 +50,6 @@ export async function runMutation(
       continue;
     }
     await flush();
-    const call = { ...actions, db, compile: ctx };
     if (f.kind === "remote") {
       parts.push(`${JSON.stringify(f.key)}:${await runRemote(f, call)}`);
       continue;

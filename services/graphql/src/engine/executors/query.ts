@@ -1,123 +1,101 @@
 /**
- * The query executor: one statement for every root field of a query (one snapshot, one round
- * trip), compiled once into a plan whose parameters are slots, then run for each request of the
- * same shape with that request's variables and session. Each field's JSON text comes back from
- * PostgreSQL and is spliced into the response without being parsed here.
+ * The query executor: a query's root fields planned with parameter slots for the variables'
+ * values (plan/slots.ts), compiled once per operation shape and cached, then run for every
+ * request of that shape with the request's values (statement.ts). Queries that cannot be cached
+ * are planned with the request's own values and run once: introspection (answered by graphql-js
+ * on the role's schema, its data fields from the statement), actions and remote schema fields
+ * (answered by their handlers and remotes beside the statement), and remote relationships whose
+ * plan had to take in a request's values.
  */
-import { type Compiled, compile, type Database, ident, join, type Sql, sql, statementName } from "@platform/core";
-import { resolveParams, type SlotInput } from "../compiler/slot.js";
-import { noResultRow } from "../errors.js";
-import { statementFailure } from "../pg-errors.js";
-import type { QueryField } from "../plan/types.js";
-import { type ActionCall, runAction } from "./action.js";
-import { readAsyncAction } from "./async-actions.js";
-import { type RemoteCallContext, runRemote } from "./remote.js";
-import { joinRemoteRelationships } from "./remote-joins.js";
+import { compileRootField } from "../compiler/root.js";
+import { introspectionDisabled } from "../errors/index.js";
+import { answeredByCall, isIntrospection, operationSlots, planQuery, rootFields } from "../plan/operation.js";
+import type { Variables } from "../plan/values.js";
+import { Lru } from "../request/lru.js";
+import type { CheckedOperation } from "../request/operation.js";
+import { callContext, compileContext, type Execution } from "./context.js";
+import { answerWithIntrospection } from "./introspection.js";
+import { joinRemoteRelationships, remoteJoinNodes } from "./remote-joins.js";
+import { type CompiledQuery, compileQuery, runQuery, runQueryOnce } from "./statement.js";
 
-/** A root field answered by the query's statement (actions are answered by their handlers). */
-export type DataField = Exclude<
-  QueryField,
-  { kind: "typename" } | { kind: "action" } | { kind: "async_action_query" } | { kind: "remote" }
->;
+export class QueryExecutor {
+  // Budgets in characters of statement text: an application's statements are a few kilobytes;
+  // far larger ones run uncached.
+  private readonly compiled = new Lru<CompiledQuery>(2000, 4_000_000, 128_000);
+  /** Operations (as `compiled` keys them) whose remote joins carry a request's values (variables expanded for a role's presets): planned for each request. */
+  private readonly perRequest = new Lru<true>(2000, 1_000_000, 32_000);
 
-const isDataField = (f: QueryField): f is DataField =>
-  f.kind !== "typename" && f.kind !== "action" && f.kind !== "async_action_query" && f.kind !== "remote";
+  /** The response body of a query. */
+  async run(operation: CheckedOperation, execution: Execution): Promise<string> {
+    const slots = operationSlots(operation, operation.variables);
+    const planKey = `${operation.key}\u0000${slots.signature}`;
+    const compiled = this.compiled.get(planKey) ?? this.compile(operation, execution, slots.values, planKey);
+    if (!compiled) return runPlannedOnce(operation, execution);
+    const input = { variables: operation.variables, session: operation.session };
+    if (!compiled.joins) return runQuery(execution.db, compiled, input, execution.signal);
+    const call = callContext(operation, execution, compileContext(operation, execution));
+    return runQuery(execution.db, compiled, input, execution.signal, call);
+  }
 
-/** Root fields selected as columns of their own; more are packed into one array (PostgreSQL's limit is 1,664 columns). */
-const MAX_COLUMNS = 1000;
-
-/** A query compiled from its plan: one statement (absent when only __typename is asked) and how its result fills the response. */
-export interface CompiledQuery {
-  statement: Compiled | null;
-  /** The prepared statement's name (a hash of its text: equal plans share one server-side plan). */
-  name: string;
-  /** The data fields' columns (`f0`...), or their indexes in the one packed text[] column `f`. */
-  columns: Array<string | number>;
-  /** Each response key: where its JSON is (an index into `columns`) or the constant it is. */
-  keys: Array<{ prefix: string; field: number | null; constant: string }>;
-  /** The planned root fields, when their rows hold remote relationships to join after the statement. */
-  joins?: QueryField[];
-}
-
-/** The statement of a query's root fields, each data field compiled by `compileField` to an expression of its JSON. */
-export function compileQuery(fields: QueryField[], compileField: (field: DataField) => Sql): CompiledQuery {
-  const data = fields.filter(isDataField);
-  const values = data.map((f) => sql`(${compileField(f)})::text`);
-  const packed = values.length > MAX_COLUMNS;
-  const select = packed
-    ? sql`SELECT ARRAY[${join(values)}] AS f`
-    : sql`SELECT ${join(values.map((v, i) => sql`${v} AS ${ident(`f${i}`)}`))}`;
-  const statement = values.length > 0 ? compile(select, "postgres") : null;
-  return {
-    statement,
-    name: statement ? statementName(statement.text) : "",
-    columns: data.map((_, i) => (packed ? i : `f${i}`)),
-    keys: fields.map((f) => ({
-      prefix: `${JSON.stringify(f.key)}:`,
-      field: isDataField(f) ? data.indexOf(f) : null,
-      constant: f.kind === "typename" ? JSON.stringify(f.typeName) : "null",
-    })),
-  };
-}
-
-/** Runs the plan for one request: the JSON text of each data field, in the plan's order. */
-export async function runQueryFields(db: Database, plan: CompiledQuery, input: SlotInput, signal?: AbortSignal): Promise<string[]> {
-  if (!plan.statement) return [];
-  const { text } = plan.statement;
-  const values = resolveParams(plan.statement.values, input);
-  // Same operation shape, same text: PostgreSQL reuses the plan of the named prepared statement.
-  const { rows } = await db.query<Record<string, unknown>>({ text, values }, { name: plan.name, signal }).catch((error: unknown) => {
-    throw statementFailure(error, signal, { text, values, prepared: true });
-  });
-  const first = rows[0];
-  if (!first) throw noResultRow({ text, values });
-  const row = (Array.isArray(first.f) ? first.f : first) as Record<string | number, string | null>;
-  return plan.columns.map((column) => row[column] ?? "null");
-}
-
-/** Runs the plan for one request: the response body (`call` joins the remote relationships of a plan that has some). */
-export async function runQuery(
-  db: Database,
-  plan: CompiledQuery,
-  input: SlotInput,
-  signal: AbortSignal | undefined,
-  call?: RemoteCallContext,
-): Promise<string> {
-  const results = await runQueryFields(db, plan, input, signal);
-  let values = plan.keys.map((k) => (k.field === null ? k.constant : (results[k.field] ?? "null")));
-  if (plan.joins && call) values = await joinRemoteRelationships(plan.joins, values, call);
-  return `{"data":{${plan.keys.map((k, i) => k.prefix + values[i]).join(",")}}}`;
+  /**
+   * The operation planned with slots for its variables' values and compiled: the statement then
+   * serves every request of this shape (cached unless too large to keep). Null when the operation
+   * must be planned with each request's own values.
+   */
+  private compile(operation: CheckedOperation, execution: Execution, slotted: Variables, planKey: string): CompiledQuery | null {
+    const fields = rootFields(operation, slotted);
+    if (fields.some(isIntrospection)) {
+      const { role } = operation.session;
+      if (execution.model.introspectionDisabled.has(role)) throw introspectionDisabled(role);
+      return null;
+    }
+    if (fields.some((f) => answeredByCall(operation, f)) || this.perRequest.get(planKey)) return null;
+    const planned = planQuery(execution.model, operation, slotted, fields);
+    // Remote relationships are joined after the statement (remote-joins.ts), with the request's
+    // variables: such a plan is cached like any other, unless a role's presets had to expand a
+    // variable's value into it (its join nodes then carry this request's values).
+    const joinNodes = execution.model.remoteRelationships?.size ? planned.flatMap(remoteJoinNodes) : [];
+    if (joinNodes.some((n) => Object.keys(n.values).length > 0)) {
+      this.perRequest.set(planKey, true);
+      return null;
+    }
+    const ctx = compileContext(operation, execution, true);
+    const compiled = compileQuery(planned, (f) => compileRootField(ctx, f));
+    if (joinNodes.length > 0) compiled.joins = planned;
+    const size = (compiled.statement?.text.length ?? 0) + 64 * (compiled.statement?.values.length ?? 0);
+    // A statement too large to keep runs once, unnamed: neither pg's client nor the server keeps it prepared.
+    return this.compiled.set(planKey, compiled, size) ? compiled : { ...compiled, name: "" };
+  }
 }
 
 /**
- * A query planned with the request's own values and run once (actions and introspection are not
- * cached): its data fields in one unnamed statement and its actions through their handlers, at
- * the same time. The JSON text of every field of `fields`, in order.
+ * A query planned with the request's own values and run once: introspection answers from
+ * graphql-js, actions from their handlers, the other data fields from one statement, then their
+ * remote relationships from one call per relationship.
  */
-export async function runQueryOnce(
-  db: Database,
-  fields: QueryField[],
-  compileField: (field: DataField) => Sql,
-  input: SlotInput,
-  call: ActionCall,
-): Promise<string[]> {
-  const plan = compileQuery(fields, compileField);
-  const [results, actions] = await Promise.all([
-    runQueryFields(db, { ...plan, name: "" }, input, call.signal),
-    Promise.all(
-      fields.map((f) =>
-        f.kind === "action"
-          ? runAction(f, call)
-          : f.kind === "async_action_query"
-            ? readAsyncAction(f, call)
-            : f.kind === "remote"
-              ? runRemote(f, call)
-              : null,
-      ),
-    ),
-  ]);
-  return fields.map((_, i) => {
-    const key = plan.keys[i];
-    return actions[i] ?? (key?.field === null || key?.field === undefined ? (key?.constant ?? "null") : (results[key.field] ?? "null"));
-  });
+async function runPlannedOnce(operation: CheckedOperation, execution: Execution): Promise<string> {
+  const { document, schema, session, variables } = operation;
+  const collected = rootFields(operation, variables);
+  const introspection = collected.some(isIntrospection);
+  const planned = planQuery(
+    execution.model,
+    operation,
+    variables,
+    collected.filter((f) => !f.name.startsWith("__") || f.name === "__typename"),
+  );
+  const ctx = compileContext(operation, execution);
+  const call = callContext(operation, execution, ctx);
+  const input = { variables, session };
+  const answered = await runQueryOnce(execution.db, planned, (f) => compileRootField(ctx, f), input, call);
+  const values = await joinRemoteRelationships(planned, answered, call);
+  if (!introspection) return `{"data":{${planned.map((f, i) => `${JSON.stringify(f.key)}:${values[i]}`).join(",")}}}`;
+  const data = planned.filter((f) => f.kind !== "typename");
+  return answerWithIntrospection(
+    schema,
+    document,
+    operation.name,
+    variables,
+    data.map((f) => f.key),
+    data.map((f) => values[planned.indexOf(f)] ?? "null"),
+  );
 }

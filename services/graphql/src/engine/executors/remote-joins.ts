@@ -8,9 +8,9 @@
  * lhs has a null gets null without a call, as Hasura's join skips null arguments
  * (server/src-lib/Hasura/GraphQL/Execute/RemoteJoin/Join.hs).
  */
-import { remoteJoinErrors, remoteSchemaError } from "../errors.js";
-import { jsonText } from "../json-number.js";
-import { parseJsonBody } from "../json-parse.js";
+import { remoteJoinErrors, remoteSchemaError } from "../errors/index.js";
+import { jsonText } from "../json/number.js";
+import { parseJsonBody } from "../json/parse.js";
 import type { AggregateNode, MutationField, OutputField, QueryField, RemoteJoinNode, RowField } from "../plan/types.js";
 import { postToRemote } from "../remote/http.js";
 import { joinAlias, joinRequest } from "../remote/join-request.js";

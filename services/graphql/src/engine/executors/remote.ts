@@ -8,15 +8,15 @@
  * names, and spliced into the response (extractFieldFromResponse in
  * server/src-lib/Hasura/GraphQL/Transport/HTTP.hs). The remote's Set-Cookie headers are passed on.
  */
-import { remoteErrors, remoteSchemaError } from "../errors.js";
-import { jsonText } from "../json-number.js";
-import { parseJsonBody } from "../json-parse.js";
+import { remoteErrors, remoteSchemaError } from "../errors/index.js";
+import { jsonText } from "../json/number.js";
+import { parseJsonBody } from "../json/parse.js";
 import type { RemoteCall, RemoteNode, TypenameTree } from "../plan/types.js";
 import { postToRemote } from "../remote/http.js";
 import { remoteRequest } from "../remote/request.js";
 import { withSessionPresets } from "../remote/session-presets.js";
 import { customTypeName, type RemoteCustomizer } from "../remote/types.js";
-import type { Session } from "../session.js";
+import type { Session } from "../request/session.js";
 
 /** What a remote call takes from the request (an action call's context has all of it). */
 export interface RemoteCallContext {

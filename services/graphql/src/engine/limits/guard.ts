@@ -26,10 +26,10 @@ import {
   nodeLimitExceeded,
   rateLimitExceeded,
   timeLimitExceeded,
-} from "../errors.js";
+} from "../errors/index.js";
 import { type ExecuteOptions, errorBody, type GraphQLResponse } from "../execute.js";
 import type { ApiLimits, Limit, RateLimitConfig } from "../metadata/api-limits.js";
-import { ADMIN_ROLE, type Session } from "../session.js";
+import { ADMIN_ROLE, type Session } from "../request/session.js";
 import { operationSize } from "./operation-size.js";
 import { RateCounter } from "./rate-counter.js";
 

@@ -13,7 +13,7 @@
  * when another instance saved in between.
  */
 
-import { HasuraError, legacyQueryNotSupported, resourceVersionConflict, runSqlDependencyError, underPath } from "../errors.js";
+import { HasuraError, legacyQueryNotSupported, resourceVersionConflict, runSqlDependencyError, underPath } from "../errors/index.js";
 import type { RemoteSchemaAccess } from "../remote/registry.js";
 import {
   argsObject,

@@ -3,13 +3,13 @@
  * malformed body is a `parse-failed` error at the JSON path of the bad value, with Aeson's
  * wording (`key "table" not found`, `expected Object, but encountered String`).
  */
-import { parseFailed } from "../errors.js";
+import { parseFailed } from "../errors/index.js";
 import { DEFAULT_SOURCE, type QualifiedTable } from "./types.js";
 
 export type Json = Record<string, unknown>;
 
 // The wording helpers live in the error catalogue; exported here too for the metadata modules.
-export { parseFailed, quoted, tableLabel } from "../errors.js";
+export { parseFailed, quoted, tableLabel } from "../errors/index.js";
 
 /** Appends a key or index to a path in Hasura's encodeJSONPath form. */
 export function at(path: string, key: string | number): string {

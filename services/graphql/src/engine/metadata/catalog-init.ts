@@ -8,7 +8,7 @@
  * A database that already has `hdb_catalog` is left as it is, as Hasura leaves it.
  */
 import { ident, type Queryable, sql } from "@platform/core";
-import { pgcryptoNotAvailable, pgcryptoNotCreated } from "../errors.js";
+import { pgcryptoNotAvailable, pgcryptoNotCreated } from "../errors/index.js";
 
 /** Creates `hdb_catalog` and pgcrypto on a database that has no `hdb_catalog` yet; true when it did. */
 export async function initCatalog(tx: Queryable, extensionsSchema: string): Promise<boolean> {

@@ -3,7 +3,7 @@
  * copy-on-write updates (only the objects on the path to a change are copied, so an operation
  * never mutates the metadata it was given and stays cheap on large metadata).
  */
-import { sourceNotFound, tableNotTracked } from "../errors.js";
+import { sourceNotFound, tableNotTracked } from "../errors/index.js";
 import type { RemoteSchemaAccess } from "../remote/registry.js";
 import { sameTable, tableLabel } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";

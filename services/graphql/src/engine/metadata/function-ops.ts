@@ -10,7 +10,7 @@ import {
   functionPermissionExists,
   functionPermissionNeedsSelect,
   functionPermissionNotFound,
-} from "../errors.js";
+} from "../errors/index.js";
 import { argsObject, asObject, at, qualifiedTable, requireKey, requireString, sameTable, sourceName } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import { ARGS, findSource, findTable, type Operation, setOrDrop, success, withSource } from "./edit.js";

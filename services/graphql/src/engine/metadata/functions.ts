@@ -11,7 +11,7 @@ import {
   inconsistentObject,
   permittedComputedFieldDerived,
   permittedComputedFieldNotFound,
-} from "../errors.js";
+} from "../errors/index.js";
 import {
   becauseOf,
   type ComputedFieldDefinition,

@@ -14,7 +14,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parse, type ScalarTag } from "yaml";
-import { HasuraError } from "../errors.js";
+import { HasuraError } from "../errors/index.js";
 import { ActionsSdlError, mergeActionsSdl } from "./actions-sdl.js";
 import { isObject, type Json } from "./args.js";
 import { normalizeMetadata } from "./normalize.js";

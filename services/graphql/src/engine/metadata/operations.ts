@@ -4,7 +4,7 @@
  * operations answer to their `pg_` name (/v1/metadata) and to the bare legacy name (/v1/query).
  * Running them in order, saving and bulk are the API layer's job (api.ts).
  */
-import { inconsistentMetadata } from "../errors.js";
+import { inconsistentMetadata } from "../errors/index.js";
 import type { RemoteSchemaAccess } from "../remote/registry.js";
 import { remoteRelationshipObjectName } from "../remote/relationships.js";
 import { removeApiLimits, setApiLimits } from "./api-limits.js";

@@ -3,7 +3,7 @@
  * permission rules that relationship operations need (a rule names relationships by field
  * name, so dropping or renaming one must look inside the rules of its own table).
  */
-import { commentedPermissionNotFound, inconsistentObject, permissionExists, permissionNotFound } from "../errors.js";
+import { commentedPermissionNotFound, inconsistentObject, permissionExists, permissionNotFound } from "../errors/index.js";
 import {
   argsObject,
   asArray,

@@ -4,7 +4,7 @@
  * configuration, its columns) exists and its target table is tracked; otherwise Hasura would
  * count it an inconsistent object, and creating it fails with that reason.
  */
-import { dependencyError, fieldConflict, inconsistentObject, relationshipNotFound } from "../errors.js";
+import { dependencyError, fieldConflict, inconsistentObject, relationshipNotFound } from "../errors/index.js";
 import {
   argsObject,
   at,

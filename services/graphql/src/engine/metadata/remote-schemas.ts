@@ -20,7 +20,7 @@ import {
   remoteSchemaUrlMissing,
   remoteSchemaUrlTwice,
   underPath,
-} from "../errors.js";
+} from "../errors/index.js";
 import { storedDefinition } from "../remote/definition.js";
 import type { RemoteOutcome, RemoteSchemaAccess } from "../remote/registry.js";
 import { toRemoteSchema } from "../remote/relationships.js";

@@ -9,7 +9,7 @@
  * `currentVersion()` (one indexed read) and reload when it moves.
  */
 import { type Database, sql } from "@platform/core";
-import { type HasuraCode, HasuraError, resourceVersionConflict } from "../errors.js";
+import { type HasuraCode, HasuraError, resourceVersionConflict } from "../errors/index.js";
 import { initCatalog } from "./catalog-init.js";
 import { emptyMetadata, type Metadata } from "./types.js";
 

@@ -18,7 +18,7 @@ import {
   noSuchTable,
   remoteNodeConflict,
   tableNameTaken,
-} from "../errors.js";
+} from "../errors/index.js";
 import { remoteLhsFields } from "../remote/relationships.js";
 import {
   argsObject,

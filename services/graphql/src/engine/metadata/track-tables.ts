@@ -7,7 +7,7 @@
  * Hasura tracks them in one schema cache build, so a missing table is worded as the inconsistency
  * it would be there.
  */
-import { allTablesFailed, HasuraError, metadataWarnings } from "../errors.js";
+import { allTablesFailed, HasuraError, metadataWarnings } from "../errors/index.js";
 import { argsObject, at, isObject, type Json, optionalBoolean, parseFailed, qualifiedTable, requireKey } from "./args.js";
 import { ARGS, type Operation } from "./edit.js";
 import { trackTable, untrackTable } from "./tables.js";

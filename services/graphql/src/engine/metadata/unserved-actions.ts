@@ -5,7 +5,7 @@
  * server/src-lib/Hasura/RQL/Types/Action.hs). The engine does not serve actions yet: the
  * commands only edit the stored metadata, and unserved.ts reports what they store.
  */
-import { actionExists, actionNotFound, actionPermissionExists, actionPermissionNotFound, inconsistentObject } from "../errors.js";
+import { actionExists, actionNotFound, actionPermissionExists, actionPermissionNotFound, inconsistentObject } from "../errors/index.js";
 import { argsObject, asArray, asObject, at, isObject, type Json, optionalString, parseFailed, requireKey, requireString } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import { actionTypeProblem, customTypeProblems, customTypesReason, reportedAction, reportedCustomTypes } from "./custom-types.js";

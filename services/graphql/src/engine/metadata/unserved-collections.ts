@@ -17,7 +17,7 @@ import {
   queryCollectionNotFound,
   queryExistsInCollection,
   queryNotInCollection,
-} from "../errors.js";
+} from "../errors/index.js";
 import {
   argsObject,
   asArray,

@@ -14,7 +14,7 @@ import {
   remoteSchemaOfPermissionNotFound,
   remoteSchemaPermissionExists,
   remoteSchemaPermissionNotFound,
-} from "../errors.js";
+} from "../errors/index.js";
 import type { RemoteSchemaAccess } from "../remote/registry.js";
 import { remoteRelationshipObjectName } from "../remote/relationships.js";
 import {

@@ -12,7 +12,7 @@ import {
   eventTriggerNotFound,
   triggerColumnNotFound,
   triggerTableChanged,
-} from "../errors.js";
+} from "../errors/index.js";
 import {
   argsObject,
   asArray,

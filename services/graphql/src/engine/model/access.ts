@@ -1,6 +1,6 @@
 /** What one role may read of a table: the select permission resolved against the model (admin reads all). */
 import type { BoolExp } from "../metadata/types.js";
-import { ADMIN_ROLE } from "../session.js";
+import { ADMIN_ROLE } from "../request/session.js";
 import type { ColumnModel, Model, RelationshipModel, TableModel } from "./types.js";
 
 export interface SelectAccess {

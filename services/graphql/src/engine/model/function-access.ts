@@ -5,7 +5,7 @@
  * (Hasura's inferred function permissions). Functions exposed as mutations also need a
  * function permission for the role.
  */
-import { ADMIN_ROLE } from "../session.js";
+import { ADMIN_ROLE } from "../request/session.js";
 import { selectAccess } from "./access.js";
 import type { ComputedFieldModel, FunctionModel, Model, TableModel } from "./types.js";
 

@@ -4,7 +4,7 @@
  * objects to tables, planned as the table's own relationships are.
  */
 import { type GraphQLObjectType, getNamedType, isObjectType } from "graphql";
-import { fieldNotFound, jsonPath, relationshipMissing, unexpectedField } from "../errors.js";
+import { fieldNotFound, jsonPath, relationshipMissing, unexpectedField } from "../errors/index.js";
 import type { ActionModel } from "../model/types.js";
 import { definitionOf, objectTypeOf, type PlanContext, type SchemaField } from "./context.js";
 import type { Collected } from "./fields.js";

@@ -1,6 +1,6 @@
 /** What planning one operation reads: the model, the role, the request's variables (or their slots) and the document's fragments. */
 import { type GraphQLField, type GraphQLObjectType, getNamedType, isObjectType, type OperationDefinitionNode } from "graphql";
-import { noSelectionSet, untrackedTable } from "../errors.js";
+import { noSelectionSet, untrackedTable } from "../errors/index.js";
 import type { Model, TableModel } from "../model/types.js";
 import { type FieldInfo, fieldInfo } from "../schema/field-info.js";
 import { type Collected, collectFields, type Fragments } from "./fields.js";

@@ -1,5 +1,5 @@
 /** Collects the fields of a selection set: fragments inlined, @skip/@include applied, equal response keys merged. */
-import { type DirectiveNode, type FieldNode, type FragmentDefinitionNode, Kind, type SelectionSetNode } from "graphql";
+import { type DirectiveNode, type DocumentNode, type FieldNode, type FragmentDefinitionNode, Kind, type SelectionSetNode } from "graphql";
 import { astValue, type Variables } from "./values.js";
 
 export interface Collected {
@@ -12,6 +12,13 @@ export interface Collected {
 
 export interface Fragments {
   [name: string]: FragmentDefinitionNode;
+}
+
+/** The fragment definitions of a document, by name. */
+export function fragmentsOf(document: DocumentNode): Fragments {
+  const fragments: Fragments = {};
+  for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments[def.name.value] = def;
+  return fragments;
 }
 
 /** Whether @skip / @include keep a selection, given the request's variables. */

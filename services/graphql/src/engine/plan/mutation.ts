@@ -4,7 +4,7 @@
  * array relationships after it), the changes of each update, and what the field answers.
  */
 import type { GraphQLObjectType } from "graphql";
-import { columnsDeterminedByParent, jsonPath, objectRelationshipDetermined } from "../errors.js";
+import { columnsDeterminedByParent, jsonPath, objectRelationshipDetermined } from "../errors/index.js";
 import type { TableModel } from "../model/types.js";
 import type { MutationKind } from "../schema/field-info.js";
 import { definitionOf, objectTypeOf, type PlanContext } from "./context.js";

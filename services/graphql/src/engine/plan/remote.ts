@@ -18,7 +18,7 @@ import {
   type ValueNode,
   type VariableDefinitionNode,
 } from "graphql";
-import { remoteSchemaMissing } from "../errors.js";
+import { remoteSchemaMissing } from "../errors/index.js";
 import type { TypeRef } from "../model/types.js";
 import { relationshipField, remoteView } from "../remote/permission.js";
 import type { RemoteRelationshipModel } from "../remote/relationships.js";

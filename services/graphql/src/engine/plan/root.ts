@@ -1,6 +1,6 @@
 /** Planning the root fields of query_root and mutation_root. */
 import type { GraphQLObjectType } from "graphql";
-import { actionMissing, fieldNotFound, jsonPath, subscriptionOnlyField } from "../errors.js";
+import { actionMissing, fieldNotFound, jsonPath, subscriptionOnlyField } from "../errors/index.js";
 import type { FunctionModel } from "../model/types.js";
 import type { MutationKind } from "../schema/field-info.js";
 import { planAction, planAsyncQuery } from "./action.js";

@@ -3,7 +3,7 @@
  * fields), lists of rows and aggregates, each resolved against the table model it is asked on.
  */
 import type { GraphQLObjectType } from "graphql";
-import { computedFieldMissing, fieldNotFound, jsonPath, relationshipMissing, unexpectedField } from "../errors.js";
+import { computedFieldMissing, fieldNotFound, jsonPath, relationshipMissing, unexpectedField } from "../errors/index.js";
 import type { TableModel } from "../model/types.js";
 import { definitionOf, objectTypeOf, type PlanContext, type SchemaField } from "./context.js";
 import type { Collected } from "./fields.js";

@@ -14,7 +14,7 @@ import {
   type ValueNode,
 } from "graphql";
 import { Slot } from "../compiler/slot.js";
-import { JsonNumber, numberFromText } from "../json-number.js";
+import { JsonNumber, numberFromText } from "../json/number.js";
 import { isArrayColumnList } from "../schema/pg-array.js";
 
 export type Variables = Record<string, unknown>;

@@ -4,7 +4,7 @@
  * `url_from_env`, `headers`, `forward_client_headers` (false), `timeout_seconds` (60) and
  * `customization` (server/src-lib/Hasura/RemoteSchema/Metadata/Customization.hs).
  */
-import { parseFailed, reservedFieldCustomization } from "../errors.js";
+import { parseFailed, reservedFieldCustomization } from "../errors/index.js";
 import { isObject, type Json } from "../metadata/args.js";
 import type { HeaderModel } from "../model/types.js";
 import type { RemoteCustomization, RemoteSchemaDefinition } from "./types.js";

@@ -4,8 +4,8 @@
  * configured headers and `x-hasura-role: admin`, read the answer, then (apart, since the answer
  * is kept per URL and headers) apply the customization and check the customized schema.
  */
-import { type HasuraError, remoteSchemaError } from "../errors.js";
-import { parseJsonBody } from "../json-parse.js";
+import { type HasuraError, remoteSchemaError } from "../errors/index.js";
+import { parseJsonBody } from "../json/parse.js";
 import { checkCustomizer, makeCustomizer } from "./customize.js";
 import { type Env, postToRemote } from "./http.js";
 import { INTROSPECTION_QUERY, IntrospectionFailure, readIntrospection } from "./introspection.js";

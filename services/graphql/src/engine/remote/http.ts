@@ -8,17 +8,17 @@
  * A failure to reach the remote or a timeout is Hasura's http_exception.
  */
 
-import { forwardableHeaders } from "../client-headers.js";
-import { resolveTemplate } from "../env-template.js";
 import {
   remoteHeaderEnvMissing,
   remoteHttpException,
   remoteUrlEnvMissing,
   remoteUrlFromEnvInvalid,
   remoteUrlTemplateInvalid,
-} from "../errors.js";
+} from "../errors/index.js";
 import { PostFailure, type PostResult, postJson } from "../executors/http-post.js";
+import { forwardableHeaders } from "../request/client-headers.js";
 import { VERSION } from "../version.js";
+import { resolveTemplate } from "./env-template.js";
 import type { RemoteSchemaDefinition } from "./types.js";
 
 export type Env = Record<string, string | undefined>;

@@ -9,7 +9,7 @@
  * its printer does (query-text.ts).
  */
 import { Kind, OperationTypeNode, type SelectionSetNode, type ValueNode } from "graphql";
-import { JsonNumber, jsonText } from "../json-number.js";
+import { JsonNumber, jsonText } from "../json/number.js";
 import type { RemoteJoinNode } from "../plan/types.js";
 import { argumentsText, directivesText, operationText, selectionSetText } from "./query-text.js";
 

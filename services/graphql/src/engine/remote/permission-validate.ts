@@ -20,7 +20,7 @@ import {
   type TypeDefinitionNode,
   type TypeNode,
 } from "graphql";
-import { englishList } from "../english-list.js";
+import { englishList } from "../errors/english-list.js";
 import type { TypeRef } from "../model/types.js";
 import { type InputTypeLookup, presetFromDirective } from "./permission-presets.js";
 import type { RemoteFieldDef, RemoteInputValue, RemoteIntrospection, RemoteTypeDef } from "./types.js";

@@ -8,10 +8,10 @@
  * permission; with it off, every role sees every remote whole.
  */
 import { type DocumentNode, parse } from "graphql";
-import { type HasuraError, remotePermissionForAdmin, remotePermissionInvalid, remoteSchemaError } from "../errors.js";
+import { type HasuraError, remotePermissionForAdmin, remotePermissionInvalid, remoteSchemaError } from "../errors/index.js";
 import { isObject } from "../metadata/args.js";
 import type { TypeRef } from "../model/types.js";
-import { ADMIN_ROLE } from "../session.js";
+import { ADMIN_ROLE } from "../request/session.js";
 import { validateRoleSchema } from "./permission-validate.js";
 import { argsByName } from "./relationships.js";
 import type { RemoteFieldDef, RemoteIntrospection, RemoteSchemaModel, RemoteTypeDef } from "./types.js";

@@ -7,13 +7,13 @@
  * (reported as inconsistent objects of type `remote_schema`).
  */
 import type { GraphQLSchema } from "graphql";
-import { HasuraError } from "../errors.js";
+import { HasuraError } from "../errors/index.js";
 import { isObject, type Json } from "../metadata/args.js";
 import type { InconsistentObject } from "../metadata/consistency.js";
 import type { Metadata } from "../metadata/types.js";
 import type { Model } from "../model/types.js";
+import { ADMIN_ROLE } from "../request/session.js";
 import { RoleSchemaBuilder } from "../schema/build.js";
-import { ADMIN_ROLE } from "../session.js";
 import { remoteRootNames, TakenNames } from "./conflicts.js";
 import { fetchKey, readDefinition } from "./definition.js";
 import { fetchIntrospection, servable } from "./fetch.js";

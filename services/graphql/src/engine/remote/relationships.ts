@@ -8,7 +8,7 @@
  * server/src-lib/Hasura/RemoteSchema/SchemaCache/RemoteRelationship.hs). The legacy form
  * `{remote_schema, hasura_fields, remote_field}` is read as `to_remote_schema`.
  */
-import { englishList } from "../english-list.js";
+import { englishList } from "../errors/english-list.js";
 import { quoted } from "../errors/metadata.js";
 import { isObject, type Json, tableLabel } from "../metadata/args.js";
 import type { InconsistentObject } from "../metadata/consistency.js";

@@ -7,7 +7,7 @@
  * into that text.
  */
 import { type DocumentNode, Kind, OperationTypeNode } from "graphql";
-import { jsonText } from "../json-number.js";
+import { jsonText } from "../json/number.js";
 import type { RemoteCall } from "../plan/types.js";
 import { queryText } from "./query-text.js";
 

@@ -6,8 +6,8 @@
  * itself for `String`, `ID` and custom scalars) and sent as a non-null variable of that type.
  */
 import { Kind, type VariableDefinitionNode } from "graphql";
-import { presetSessionValueInvalid, presetSessionVariableMissing } from "../errors.js";
-import { numberFromText } from "../json-number.js";
+import { presetSessionValueInvalid, presetSessionVariableMissing } from "../errors/index.js";
+import { numberFromText } from "../json/number.js";
 import type { SessionPreset } from "../plan/types.js";
 
 const INT = /^\s*-?\d+\s*$/;

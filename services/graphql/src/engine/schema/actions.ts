@@ -20,7 +20,7 @@ import {
 } from "graphql";
 import { selectAccess } from "../model/access.js";
 import type { ActionModel, CustomObjectModel, TableModel, TypeRef } from "../model/types.js";
-import { ADMIN_ROLE } from "../session.js";
+import { ADMIN_ROLE } from "../request/session.js";
 import type { RoleSchemaBuilder } from "./build.js";
 import type { FieldInfo } from "./field-info.js";
 import { wrappedType } from "./type-ref.js";

@@ -29,7 +29,7 @@ import {
   parseValue,
   valueFromAST,
 } from "graphql";
-import { tableLabel } from "../errors.js";
+import { tableLabel } from "../errors/index.js";
 import type { TableModel, TypeRef } from "../model/types.js";
 import { reachableTypes } from "../remote/conflicts.js";
 import { onlyPresets, relationshipField, remoteView } from "../remote/permission.js";

@@ -31,7 +31,7 @@ import {
   unknownArgument,
   unknownDirective,
   variableTypeMismatch,
-} from "./errors.js";
+} from "../errors/index.js";
 import { fragmentCycleError } from "./fragment-cycles.js";
 
 function report(context: ValidationContext, node: ASTNode, error: HasuraError): void {

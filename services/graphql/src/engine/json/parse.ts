@@ -4,7 +4,7 @@
  * JSON.parse; the rest through a small parser that keeps such numbers as JsonNumbers. Request
  * bodies of /v1/graphql and action handlers' answers are read with it.
  */
-import { type JsonNumber, numberFromText } from "./json-number.js";
+import { type JsonNumber, numberFromText } from "./number.js";
 
 /** 16 digits, possibly with a decimal point among them: a number a double may not hold exactly. */
 export const LONG_NUMBER = /\d(?:\.?\d){15}/;

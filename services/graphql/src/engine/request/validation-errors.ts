@@ -12,7 +12,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from "graphql";
-import { type HasuraCode, type HasuraError, jsonPath, ruleError, validationFailed } from "./errors.js";
+import { type HasuraCode, type HasuraError, jsonPath, ruleError, validationFailed } from "../errors/index.js";
 
 type Segments = Array<string | number>;
 

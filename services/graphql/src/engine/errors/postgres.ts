@@ -2,7 +2,7 @@
  * PostgreSQL errors to Hasura errors by SQLSTATE, as `mkTxErrorHandler` in Hasura's
  * server/src-lib/Hasura/Backends/Postgres/Execute/Types.hs; raw database text only in `internal`.
  */
-import { databaseQueryError, type HasuraCode, HasuraError, postgresError, unexpectedError } from "./errors.js";
+import { databaseQueryError, type HasuraCode, HasuraError, postgresError, unexpectedError } from "./index.js";
 
 interface PgError {
   code?: string;

@@ -11,7 +11,7 @@
  * integer prefixes; NaN and Infinity for the floating and numeric types; boolean words and
  * their unique prefixes; uuids with or without hyphens between groups of four digits and braces.
  */
-import { integerOutOfRange, type Problem, typeMismatch } from "./errors.js";
+import { integerOutOfRange, type Problem, typeMismatch } from "../errors/index.js";
 
 const INTEGER = /^\s*([+-]?)(0[xX][0-9a-fA-F](?:_?[0-9a-fA-F])*|0[oO][0-7](?:_?[0-7])*|0[bB][01](?:_?[01])*|\d(?:_?\d)*)\s*$/;
 const DECIMAL = /^\s*[+-]?(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d+)?\s*$/;

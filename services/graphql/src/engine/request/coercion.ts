@@ -23,7 +23,7 @@ import {
   isListType,
   isNonNullType,
 } from "graphql";
-import { scientificText } from "./compiler/numeric-text.js";
+import { scientificText } from "../compiler/numeric-text.js";
 import {
   fieldNotFound,
   floatOutOfBounds,
@@ -37,9 +37,9 @@ import {
   problemError,
   typeMismatch,
   unexpectedNull,
-} from "./errors.js";
-import { JsonNumber } from "./json-number.js";
-import { isArrayColumnList, isArrayLiteral } from "./schema/pg-array.js";
+} from "../errors/index.js";
+import { JsonNumber } from "../json/number.js";
+import { isArrayColumnList, isArrayLiteral } from "../schema/pg-array.js";
 import { textProblem } from "./text-values.js";
 
 /**

@@ -1,8 +1,8 @@
 /** The legacy `/v1/query` `insert` operation (used by Hasura's test fixtures): plain rows, admin only. */
 import { type Database, ident, join, sql } from "@platform/core";
-import { binaryNumericText } from "./compiler/numeric-text.js";
-import { rowNotAnObject } from "./errors.js";
-import type { QualifiedTable } from "./metadata/types.js";
+import { binaryNumericText } from "../compiler/numeric-text.js";
+import { rowNotAnObject } from "../errors/index.js";
+import type { QualifiedTable } from "./types.js";
 
 export async function insertRows(db: Database, table: QualifiedTable | string, objects: unknown): Promise<{ affected_rows: number }> {
   const target = typeof table === "string" ? { schema: "public", name: table } : table;

@@ -32,10 +32,10 @@ import {
   type ValueNode,
   ValuesOfCorrectTypeRule,
 } from "graphql";
+import { fieldNotFound, type HasuraError, missingRequiredField, type Problem } from "../errors/index.js";
+import { fieldInfo } from "../schema/field-info.js";
+import { isArrayColumnList, isArrayLiteral } from "../schema/pg-array.js";
 import { fieldMode, type Input, type LeafMode, leafProblem, mismatch, type Segments } from "./coercion.js";
-import { fieldNotFound, type HasuraError, missingRequiredField, type Problem } from "./errors.js";
-import { fieldInfo } from "./schema/field-info.js";
-import { isArrayColumnList, isArrayLiteral } from "./schema/pg-array.js";
 
 /** Plain (non-column) arguments of table fields. */
 const STRICT_ARGUMENTS = new Set(["batch_size", "distinct", "path"]);

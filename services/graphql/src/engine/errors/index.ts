@@ -16,15 +16,15 @@
  *   errors/internal.ts         faults of the engine itself
  * Code outside this folder throws factory results; it never builds a HasuraError itself.
  */
-export * from "./errors/actions.js";
-export * from "./errors/auth.js";
-export * from "./errors/database.js";
-export * from "./errors/hasura-error.js";
-export * from "./errors/internal.js";
-export * from "./errors/limits.js";
-export * from "./errors/metadata.js";
-export * from "./errors/metadata-unserved.js";
-export * from "./errors/permissions.js";
-export * from "./errors/remote.js";
-export * from "./errors/request.js";
-export * from "./errors/values.js";
+export * from "./actions.js";
+export * from "./auth.js";
+export * from "./database.js";
+export * from "./hasura-error.js";
+export * from "./internal.js";
+export * from "./limits.js";
+export * from "./metadata.js";
+export * from "./metadata-unserved.js";
+export * from "./permissions.js";
+export * from "./remote.js";
+export * from "./request.js";
+export * from "./values.js";

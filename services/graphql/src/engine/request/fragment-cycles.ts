@@ -4,7 +4,7 @@
  * fragment and the ones entered since, at the path reached (field names, then the fragment's).
  */
 import { type DocumentNode, type FragmentDefinitionNode, Kind, type SelectionSetNode } from "graphql";
-import { fragmentCycle, type HasuraError, jsonPath } from "./errors.js";
+import { fragmentCycle, type HasuraError, jsonPath } from "../errors/index.js";
 
 type Segments = Array<string | number>;
 

@@ -4,10 +4,10 @@
  * the operation uses it (errors point there, coercion.ts).
  */
 import { type DocumentNode, GraphQLNonNull, type GraphQLSchema, isNonNullType, Kind, type OperationDefinitionNode } from "graphql";
+import { missingVariable, nestedTooDeeply } from "../errors/index.js";
+import { astValue, type Variables } from "../plan/values.js";
 import { checkJsonValue } from "./coercion.js";
 import { type VariableUsage, variableUsages } from "./coercion-rule.js";
-import { missingVariable, nestedTooDeeply } from "./errors.js";
-import { astValue, type Variables } from "./plan/values.js";
 
 /**
  * How deep (in JSON levels) a variable's value may nest: the engine's walks over values recurse,
