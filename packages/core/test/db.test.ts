@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Database, ident, list, openDatabase, sql } from "../src/index.js";
+import { type Database, ident, list, openDatabase, ResponseTooLargeError, sql } from "../src/index.js";
 import { dropSchema, open, type Target, targets, uniqueSchema } from "./targets.js";
 
 describe.each(targets)("database on $name", (target: Target) => {
@@ -129,6 +129,29 @@ describe.each(targets)("database on $name", (target: Target) => {
     }
   });
 
+  it("runs a repeatable read, read only transaction in one snapshot", async () => {
+    const mode = await db.transaction(
+      async (tx) =>
+        (
+          await tx.query<{ isolation: string; readOnly: string }>(
+            sql`SELECT current_setting('transaction_isolation') AS isolation, current_setting('transaction_read_only') AS "readOnly"`,
+          )
+        ).rows[0],
+      { isolation: "repeatable read", readOnly: true },
+    );
+    expect(mode).toEqual({ isolation: "repeatable read", readOnly: "on" });
+    const write = db.transaction((tx) => tx.query(sql`INSERT INTO ${items} (id, name) VALUES (${99}, ${"x"})`), { readOnly: true });
+    await expect(write).rejects.toThrow(/read-only transaction/);
+  });
+
+  it("refuses an answer larger than maxResponseBytes, and stays usable", async () => {
+    const big = sql`SELECT repeat('x', 200000) AS text`;
+    await expect(db.query(big, { maxResponseBytes: 100_000 })).rejects.toBeInstanceOf(ResponseTooLargeError);
+    await expect(db.transaction((tx) => tx.query(big, { maxResponseBytes: 100_000 }))).rejects.toBeInstanceOf(ResponseTooLargeError);
+    expect((await db.query<{ text: string }>(big, { maxResponseBytes: 300_000 })).rows[0]?.text).toHaveLength(200_000);
+    for (let i = 0; i < 8; i++) expect((await db.query(sql`SELECT ${i}::int AS i`)).rows).toEqual([{ i }]);
+  });
+
   it("executes multi-statement scripts", async () => {
     await db.exec(`
       CREATE TABLE "${schema}".script (x int);
@@ -138,6 +161,24 @@ describe.each(targets)("database on $name", (target: Target) => {
     const { rows } = await db.query(sql`SELECT x FROM ${ident(schema, "script")} ORDER BY x`);
     expect(rows).toEqual([{ x: 1 }, { x: 2 }, { x: 11 }, { x: 12 }]);
     await expect(db.exec(`SELECT 1; SELECT * FROM "${schema}".missing;`)).rejects.toThrow(/missing/);
+  });
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)("application_name on postgres", () => {
+  it("names the pool's connections, unless the URL names them", async () => {
+    const name = uniqueSchema("app");
+    const named = await openDatabase({ url: process.env.TEST_DATABASE_URL, maxConnections: 1, applicationName: name });
+    const url = new URL(process.env.TEST_DATABASE_URL as string);
+    url.searchParams.set("application_name", `${name}_url`);
+    const fromUrl = await openDatabase({ url: url.toString(), maxConnections: 1, applicationName: name });
+    try {
+      const current = (d: Database) => d.query<{ name: string }>(sql`SELECT current_setting('application_name') AS name`);
+      expect((await current(named)).rows).toEqual([{ name }]);
+      expect((await current(fromUrl)).rows).toEqual([{ name: `${name}_url` }]);
+    } finally {
+      await named.close();
+      await fromUrl.close();
+    }
   });
 });
 

@@ -1,6 +1,8 @@
 /** The GraphQL service's configuration, under Hasura's own variable names, read once at start-up. */
 import { boolean, ConfigError, collectProblems, custom, type Env, integer, LOG_FORMATS, oneOf, readConfig, string } from "@platform/core";
 import { type AuthConfig, AuthConfigError, createAuthConfig } from "./engine/auth/config.js";
+import { DEFAULT_ROLE_LIMITS } from "./engine/limits/guard.js";
+import { DEFAULT_STATEMENT_BOUNDS, LIMIT_SETTINGS } from "./engine/limits/statements.js";
 import { parseCorsDomains } from "./http/cors.js";
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -71,6 +73,24 @@ function readSettings(env: Env) {
     // Hasura's default: a connection is replaced after 600 s, which also frees its prepared statements.
     connectionLifetime: integer("HASURA_GRAPHQL_PG_CONN_LIFETIME", 600, { min: 0 }),
     timeLimit: custom("HASURA_GRAPHQL_TIME_LIMIT", seconds),
+    // How large one statement may be, and one operation, for every role (engine/limits/statements.ts);
+    // an operation with more root fields than one statement holds is split over several (at most
+    // 1,000 per statement: PostgreSQL's limit is 1,664 columns).
+    statementRootFields: integer(LIMIT_SETTINGS.rootFieldsPerStatement, DEFAULT_STATEMENT_BOUNDS.rootFieldsPerStatement, {
+      min: 1,
+      max: 1000,
+    }),
+    statementSubqueries: integer(LIMIT_SETTINGS.subqueriesPerStatement, DEFAULT_STATEMENT_BOUNDS.subqueriesPerStatement, { min: 1 }),
+    operationRootFields: integer(LIMIT_SETTINGS.rootFieldsPerOperation, DEFAULT_STATEMENT_BOUNDS.rootFieldsPerOperation, { min: 1 }),
+    operationSubqueries: integer(LIMIT_SETTINGS.subqueriesPerOperation, DEFAULT_STATEMENT_BOUNDS.subqueriesPerOperation, { min: 1 }),
+    // Bytes of JSON one HTTP request's answers may take (a batch's together), for every role.
+    responseSizeLimit: integer(LIMIT_SETTINGS.responseBytes, DEFAULT_STATEMENT_BOUNDS.responseBytes, { min: 1 }),
+    // Ours where metadata's api_limits set none, for every role but admin (engine/limits/guard.ts); 0 for none.
+    defaultDepthLimit: integer(LIMIT_SETTINGS.depth, DEFAULT_ROLE_LIMITS.depth ?? 0, { min: 0 }),
+    defaultNodeLimit: integer(LIMIT_SETTINGS.nodes, DEFAULT_ROLE_LIMITS.nodes ?? 0, { min: 0 }),
+    defaultBatchLimit: integer(LIMIT_SETTINGS.batch, DEFAULT_ROLE_LIMITS.batch ?? 0, { min: 0 }),
+    costLimit: integer(LIMIT_SETTINGS.cost, DEFAULT_ROLE_LIMITS.cost ?? 0, { min: 0 }),
+    patternLengthLimit: integer(LIMIT_SETTINGS.patternLength, DEFAULT_ROLE_LIMITS.patternLength ?? 0, { min: 0 }),
     // Who sees `extensions.internal` (the SQL error, the statement) in GraphQL errors, as Hasura decides it.
     devMode: boolean("HASURA_GRAPHQL_DEV_MODE", false),
     adminInternalErrors: boolean("HASURA_GRAPHQL_ADMIN_INTERNAL_ERRORS", true),

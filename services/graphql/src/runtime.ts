@@ -12,6 +12,7 @@ import { sqlRunnerFor } from "./engine/catalog/run-sql-adapters.js";
 import type { PgCatalog } from "./engine/catalog/types.js";
 import type { HasuraError } from "./engine/errors/index.js";
 import { Engine, type EngineOptions, type GraphQLRequest, type GraphQLResponse } from "./engine/execute.js";
+import { StatementCounter } from "./engine/executors/statement-counter.js";
 import { type RequestContext, RequestGuard } from "./engine/limits/guard.js";
 import { type MetadataContext, type MetadataEndpoint, runMetadataRequest } from "./engine/metadata/api.js";
 import { catalogViewOf } from "./engine/metadata/catalog-view.js";
@@ -35,6 +36,10 @@ export class GraphqlRuntime {
   private readonly remotes: RemoteSchemaRegistry;
   /** The inconsistent objects already logged (inconsistency-log.ts). */
   private loggedInconsistencies: ReadonlySet<string> = new Set();
+  /** Counts the statements every Engine sends for GraphQL requests. */
+  private readonly counter = new StatementCounter();
+  /** The database as the engines see it: through the counter. */
+  private readonly engineDb: Database;
 
   constructor(
     readonly db: Database,
@@ -47,7 +52,13 @@ export class GraphqlRuntime {
     this.store = new MetadataStore(db, storeOptions);
     this.remotes = new RemoteSchemaRegistry(() => options.env ?? process.env);
     this.runner = sqlRunnerFor(db);
-    this.engine = new Engine(db, buildModel({ version: 3, sources: [] }, { tables: new Map(), enumValues: new Map() }), options);
+    this.engineDb = this.counter.wrap(db);
+    this.engine = new Engine(this.engineDb, buildModel({ version: 3, sources: [] }, { tables: new Map(), enumValues: new Map() }), options);
+  }
+
+  /** How many statements GraphQL requests have sent to the database so far. */
+  get statementsSent(): number {
+    return this.counter.sent;
   }
 
   /** The model the current engine serves. */
@@ -95,7 +106,7 @@ export class GraphqlRuntime {
     model.remoteSchemas = remotes.served;
     model.remoteRelationships = remotes.relationships;
     model.remoteSchemaPermissions = this.options.remoteSchemaPermissions === true;
-    this.engine = new Engine(this.db, model, this.options);
+    this.engine = new Engine(this.engineDb, model, this.options);
     this.guard.setApiLimits(metadata.api_limits);
     this.version = version;
     this.log?.info({ resourceVersion: version, tables: catalog.tables.size }, "metadata loaded");

@@ -33,6 +33,9 @@ export interface RunningGraphql {
  * Logged at start-up without an admin secret: then every request is admin, or any role it
  * names (https://hasura.io/docs/latest/deployment/securing-graphql-endpoint/).
  */
+/** The `application_name` of the engine's connections to PostgreSQL. */
+export const ENGINE_APPLICATION_NAME = "hasura-graphql-engine";
+
 export const NO_ADMIN_SECRET_WARNING =
   "the GraphQL engine is running without an admin secret: every request is treated as admin and may name any role; set HASURA_GRAPHQL_ADMIN_SECRET to secure the endpoint";
 
@@ -44,6 +47,8 @@ export async function openConfiguredDatabase(config: GraphqlConfig, logger: Logg
     dataDir: config.databaseUrl ? undefined : config.dataDir,
     maxConnections: config.poolSize,
     connectionLifetimeSeconds: config.connectionLifetime,
+    // What pg_stat_activity shows for the engine's connections (the URL's `application_name` wins).
+    applicationName: ENGINE_APPLICATION_NAME,
   });
 }
 
@@ -71,10 +76,28 @@ export async function createGraphql(
       logger,
       env: config.environment,
       remoteSchemaPermissions: config.remoteSchemaPermissions,
+      bounds: {
+        rootFieldsPerStatement: config.statementRootFields,
+        subqueriesPerStatement: config.statementSubqueries,
+        rootFieldsPerOperation: config.operationRootFields,
+        subqueriesPerOperation: config.operationSubqueries,
+        responseBytes: config.responseSizeLimit,
+      },
     },
     logger,
     { extensionsSchema: config.extensionsSchema },
-    new RequestGuard({ timeLimitSeconds: config.timeLimit, rateCounter: redis?.counter }),
+    new RequestGuard({
+      timeLimitSeconds: config.timeLimit,
+      rateCounter: redis?.counter,
+      responseBytes: config.responseSizeLimit,
+      defaults: {
+        depth: config.defaultDepthLimit,
+        nodes: config.defaultNodeLimit,
+        batch: config.defaultBatchLimit,
+        cost: config.costLimit,
+        patternLength: config.patternLengthLimit,
+      },
+    }),
   );
   try {
     await runtime.init();

@@ -9,6 +9,7 @@
  */
 import { appendFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { RequestGuard } from "../src/engine/limits/guard.js";
 import type { Failure } from "./generative/report.js";
 import { report } from "./generative/report.js";
 import { clientSchema, type RoleRun, recordingErrors, runRequest } from "./generative/runner.js";
@@ -44,6 +45,7 @@ describe.each(testBackends)("generated requests on %s", (backend) => {
           session,
           schema: await clientSchema(engine, session),
           engine,
+          guard: new RequestGuard(),
           // An engine that sees each varied request once, with nothing cached for it.
           fresh: suite.engineWith({ stringifyNumeric: stringify }),
           stringify,

@@ -442,7 +442,8 @@ describe.each(testBackends)("depth and node limits on %s", (backend) => {
   });
 
   it("are checked before any SQL runs", async () => {
-    const guard = new RequestGuard();
+    // Metadata's limits only: our defaults (the cost limit's EXPLAIN is a statement too) are tested in limits-bounds.test.ts.
+    const guard = new RequestGuard({ defaults: {} });
     guard.setApiLimits(parseApiLimits({ node_limit: { global: 1 } }, "$"));
     const user = asRole("user");
     const run = async (query: string) =>

@@ -54,7 +54,13 @@ describe.runIf(serverUrl)("PostgreSQL: requests are cancelled in the server", ()
   beforeAll(async () => {
     handle = await openTestDatabase("postgres");
     probe = await ActivityProbe.open(serverUrl as string, handle.db);
-    limited = await openService(handle.db, { HASURA_GRAPHQL_TIME_LIMIT: "1" });
+    // These cases are about the time limit: the bounds that refuse the nested attack before it runs
+    // (its depth, its estimated cost) are off here; limits-bounds.test.ts has them on.
+    limited = await openService(handle.db, {
+      HASURA_GRAPHQL_TIME_LIMIT: "1",
+      HASURA_GRAPHQL_DEFAULT_DEPTH_LIMIT: "0",
+      HASURA_GRAPHQL_COST_LIMIT: "0",
+    });
     await setUpSchema(limited);
     open = await openService(handle.db);
     url = await open.app.listen({ host: "127.0.0.1", port: 0 });

@@ -1,8 +1,17 @@
 import { createHash } from "node:crypto";
+import type { Socket } from "node:net";
 import pg from "pg";
 import { type Compiled, compile, Sql } from "../sql.js";
 import { type Checkout, cancellable, connectCancellable } from "./pg-cancel.js";
-import type { Database, Queryable, QueryOptions, QueryResult, TransactionOptions } from "./types.js";
+import {
+  type Database,
+  type DatabaseOptions,
+  type Queryable,
+  type QueryOptions,
+  type QueryResult,
+  ResponseTooLargeError,
+  type TransactionOptions,
+} from "./types.js";
 import { textParsers } from "./types-parsing.js";
 
 const types = {
@@ -59,15 +68,50 @@ async function run<T>(client: pg.Pool | pg.PoolClient, statement: Statement, opt
   return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
 }
 
-/** Statements on the pool, each on whichever connection is free; with a signal, on one checked out for it. */
+/**
+ * Runs a statement on a checked-out connection, counting the bytes its socket receives meanwhile:
+ * past `maxBytes` the connection is closed at once, so pg's parser never holds more than that
+ * (and one chunk) of the answer, and the server, its client gone, ends the statement
+ * (client_connection_check_interval). The connection is then not reused.
+ */
+async function bounded<T>(checkout: Checkout, maxBytes: number | undefined, work: () => Promise<T>): Promise<T> {
+  const stream = (checkout.client as unknown as { connection?: { stream?: Socket } }).connection?.stream;
+  if (maxBytes === undefined || !stream) return work();
+  let received = 0;
+  let exceeded = false;
+  const onData = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received <= maxBytes || exceeded) return;
+    exceeded = true;
+    checkout.broken = true;
+    // pg's end() with a statement running destroys the socket at once; as its own end, it is no
+    // 'error' event of the client (the statement's call rejects, and is answered below).
+    checkout.client.end().catch(() => {
+      // The socket is already gone: nothing to report.
+    });
+  };
+  stream.on("data", onData);
+  try {
+    return await work();
+  } catch (error) {
+    if (exceeded) throw new ResponseTooLargeError(maxBytes);
+    throw error;
+  } finally {
+    stream.off("data", onData);
+  }
+}
+
+/** Statements on the pool, each on whichever connection is free; with a signal or a size bound, on one checked out for it. */
 function poolQueryable(pool: pg.Pool): Queryable {
   return {
     async query<T>(statement: Statement, options?: QueryOptions): Promise<QueryResult<T>> {
       const signal = options?.signal;
-      if (!signal) return run<T>(pool, statement, options);
+      if (!signal && options?.maxResponseBytes === undefined) return run<T>(pool, statement, options);
       const checkout: Checkout = { client: await connectCancellable(pool, signal), broken: false };
       try {
-        return await cancellable(checkout, signal, () => run<T>(checkout.client, statement, options));
+        return await cancellable(checkout, signal, () =>
+          bounded(checkout, options?.maxResponseBytes, () => run<T>(checkout.client, statement, options)),
+        );
       } finally {
         checkout.client.release(checkout.broken);
       }
@@ -82,7 +126,12 @@ function poolQueryable(pool: pg.Pool): Queryable {
 function transactionQueryable(checkout: Checkout, signal: AbortSignal | undefined): Queryable {
   return {
     query<T>(statement: Statement, options?: QueryOptions): Promise<QueryResult<T>> {
-      return cancellable(checkout, signal, () => run<T>(checkout.client, statement, options), options?.signal);
+      return cancellable(
+        checkout,
+        signal,
+        () => bounded(checkout, options?.maxResponseBytes, () => run<T>(checkout.client, statement, options)),
+        options?.signal,
+      );
     },
     async exec(script: string): Promise<void> {
       await cancellable(checkout, signal, () => send(checkout.client, { text: script }));
@@ -90,11 +139,18 @@ function transactionQueryable(checkout: Checkout, signal: AbortSignal | undefine
   };
 }
 
-export function openPostgres(url: string, maxConnections = 10, connectionLifetimeSeconds = 0): Database {
+/** `BEGIN` with the transaction's isolation level and access mode. */
+function beginStatement(options: TransactionOptions | undefined): string {
+  const isolation = options?.isolation === "repeatable read" ? " ISOLATION LEVEL REPEATABLE READ" : "";
+  return `BEGIN${isolation}${options?.readOnly ? " READ ONLY" : ""}`;
+}
+
+export function openPostgres(url: string, options: Omit<DatabaseOptions, "url" | "dataDir"> = {}): Database {
   const pool = new pg.Pool({
     connectionString: url,
-    max: maxConnections,
-    maxLifetimeSeconds: connectionLifetimeSeconds,
+    max: options.maxConnections ?? 10,
+    maxLifetimeSeconds: options.connectionLifetimeSeconds ?? 0,
+    ...(options.applicationName ? { application_name: options.applicationName } : {}),
     types,
     // Before the connection's first statement. A server before 14 does not know the setting
     // (42704 undefined_object): it then runs without the check, which is fine. Any other failure
@@ -116,7 +172,7 @@ export function openPostgres(url: string, maxConnections = 10, connectionLifetim
       const checkout: Checkout = { client: await connectCancellable(pool, signal), broken: false };
       const { client } = checkout;
       try {
-        await send(client, { text: "BEGIN" });
+        await send(client, { text: beginStatement(options) });
         const result = await work(transactionQueryable(checkout, signal));
         // A request cancelled after its last statement still rolls back.
         signal?.throwIfAborted();

@@ -3,7 +3,14 @@ import { citext } from "@electric-sql/pglite/contrib/citext";
 import { ltree } from "@electric-sql/pglite/contrib/ltree";
 import { pgcrypto } from "@electric-sql/pglite/contrib/pgcrypto";
 import { type Compiled, compile, Sql } from "../sql.js";
-import type { Database, Queryable, QueryOptions, QueryResult } from "./types.js";
+import {
+  type Database,
+  type Queryable,
+  type QueryOptions,
+  type QueryResult,
+  ResponseTooLargeError,
+  type TransactionOptions,
+} from "./types.js";
 import { textParsers } from "./types-parsing.js";
 
 /**
@@ -24,6 +31,8 @@ function queryable(engine: PGlite | Transaction, signal?: AbortSignal): Queryabl
       options?.signal?.throwIfAborted();
       const { text, values } = statement instanceof Sql ? compile(statement, "postgres") : statement;
       const result = await engine.query<T>(text, values, { parsers: textParsers });
+      const max = options?.maxResponseBytes;
+      if (max !== undefined && answerBytes(result.rows) > max) throw new ResponseTooLargeError(max);
       // `affectedRows` is 0 for a SELECT; the command tag's count matches what pg reports.
       return { rows: result.rows, rowCount: result.rowCount ?? result.affectedRows ?? result.rows.length };
     },
@@ -32,6 +41,25 @@ function queryable(engine: PGlite | Transaction, signal?: AbortSignal): Queryabl
       await engine.exec(script);
     },
   };
+}
+
+/** The bytes of the rows' text values (the engine's answers are text columns), counted until `max` is passed. */
+function answerBytes(rows: unknown[]): number {
+  let bytes = 0;
+  for (const row of rows)
+    for (const value of Object.values(row as Record<string, unknown>)) {
+      if (typeof value === "string") bytes += value.length;
+      else if (Array.isArray(value)) for (const item of value) bytes += typeof item === "string" ? item.length : 8;
+      else bytes += 8;
+    }
+  return bytes;
+}
+
+/** `SET TRANSACTION` for the options, when they ask for more than PostgreSQL's default. */
+function transactionMode(options: TransactionOptions | undefined): string | null {
+  const parts = [options?.isolation === "repeatable read" ? "ISOLATION LEVEL REPEATABLE READ" : "", options?.readOnly ? "READ ONLY" : ""];
+  const mode = parts.filter(Boolean).join(" ");
+  return mode ? `SET TRANSACTION ${mode}` : null;
 }
 
 export async function openPglite(dataDir?: string): Promise<Database> {
@@ -47,6 +75,8 @@ export async function openPglite(dataDir?: string): Promise<Database> {
     async transaction(work, options) {
       options?.signal?.throwIfAborted();
       return engine.transaction(async (tx) => {
+        const mode = transactionMode(options);
+        if (mode) await tx.query(mode);
         const result = await work(queryable(tx, options?.signal));
         // Cancelled after its last statement: roll back all the same.
         options?.signal?.throwIfAborted();

@@ -15,11 +15,34 @@ export interface QueryOptions {
    * PGlite cannot interrupt a statement it is running (see pglite.ts).
    */
   signal?: AbortSignal | undefined;
+  /**
+   * The most bytes the statement's answer may take as it arrives from a server: past it the
+   * connection is closed at once (which ends the statement in PostgreSQL) and the call rejects
+   * with a ResponseTooLargeError, so no answer larger than this is ever held whole in this
+   * process. PGlite builds its answer in this process: there it is checked once complete.
+   */
+  maxResponseBytes?: number | undefined;
 }
 
 export interface TransactionOptions {
   /** As QueryOptions.signal, for every statement of the transaction; an aborted transaction rolls back. */
   signal?: AbortSignal | undefined;
+  /**
+   * `repeatable read`: every statement of the transaction reads one snapshot, taken at its first
+   * statement (https://www.postgresql.org/docs/current/transaction-iso.html#XACT-REPEATABLE-READ).
+   * Read committed (PostgreSQL's default) when absent.
+   */
+  isolation?: "repeatable read" | undefined;
+  /** The transaction may not write (`READ ONLY`). */
+  readOnly?: boolean | undefined;
+}
+
+/** What a statement answered past QueryOptions.maxResponseBytes. */
+export class ResponseTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the statement's answer is larger than ${maxBytes} bytes`);
+    this.name = "ResponseTooLargeError";
+  }
 }
 
 /** Something that runs statements: the database itself or one transaction on it. */
@@ -54,6 +77,8 @@ export interface DatabaseOptions {
   dataDir?: string | undefined;
   /** pg pool size. */
   maxConnections?: number | undefined;
+  /** The `application_name` the server shows for this pool's connections (pg_stat_activity); a URL's own wins. */
+  applicationName?: string | undefined;
   /**
    * Seconds after which a pooled connection is closed once idle and replaced (0: never), so what
    * the server keeps per session (prepared statements, caches) does not grow without end.

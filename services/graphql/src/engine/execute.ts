@@ -15,6 +15,7 @@ import { fromPostgres } from "./errors/postgres.js";
 import type { Execution } from "./executors/context.js";
 import { runMutation } from "./executors/mutation.js";
 import { QueryExecutor } from "./executors/query.js";
+import { DEFAULT_STATEMENT_BOUNDS, ResponseBudget, type StatementBounds } from "./limits/statements.js";
 import type { Model } from "./model/types.js";
 import { rootFields } from "./plan/operation.js";
 import { selectsRemoteField } from "./plan/remote.js";
@@ -41,6 +42,8 @@ export interface EngineOptions {
   env?: Record<string, string | undefined>;
   /** HASURA_GRAPHQL_ENABLE_REMOTE_SCHEMA_PERMISSIONS (model/types.ts `remoteSchemaPermissions`). */
   remoteSchemaPermissions?: boolean;
+  /** How large statements and answers may be, for every role (limits/statements.ts); its defaults when absent. */
+  bounds?: StatementBounds;
 }
 
 /** A response of /v1/graphql: its JSON text, and whether it reports errors (the legacy endpoint answers those with 400). */
@@ -61,6 +64,12 @@ export interface ExecuteOptions {
   requestId?: string | undefined;
   /** The client's request headers (lower-case names), forwarded to action handlers that ask for them. */
   headers?: Record<string, string> | undefined;
+  /** The role's cost limit (limits/cost.ts): PostgreSQL's estimate of a query's cost above it is refused. */
+  costLimit?: number | undefined;
+  /** The longest operand the role may give a pattern operator (`_like`, `_regex` and their kin). */
+  patternLength?: number | undefined;
+  /** The answers of the HTTP request so far (a batch shares one); a new budget of the engine's size when absent. */
+  budget?: ResponseBudget | undefined;
 }
 
 /**
@@ -85,6 +94,7 @@ export class Engine {
 
   /** What the compiler is told: the engine's options, and what this database can compile safely. */
   private readonly compileOptions: CompileOptions;
+  private readonly bounds: StatementBounds;
 
   constructor(
     private readonly db: Database,
@@ -93,6 +103,7 @@ export class Engine {
     private readonly options: EngineOptions,
   ) {
     this.compileOptions = { ...options, maxPatternLength: db.kind === "pglite" ? PGLITE_MAX_PATTERN : undefined };
+    this.bounds = options.bounds ?? DEFAULT_STATEMENT_BOUNDS;
   }
 
   /** The role's schema; backend_only mutations appear only for admin-secret requests that ask for them. */
@@ -146,18 +157,20 @@ export class Engine {
 
   /** The request down its one path: the request pipeline, then the executor of its operation's kind. */
   private run(request: GraphQLRequest, session: Session, options: ExecuteOptions, setCookies: string[]): Promise<string> {
-    const operation = this.requests.operation(request, session);
+    const operation = this.requests.operation(request, session, options.checkOperation);
     if (operation.kind === "subscription") throw subscriptionRefused(operation);
-    options.checkOperation?.(operation.document, operation.definition);
     const checked = this.requests.withVariables(operation, request.variables);
+    const { patternLength } = options;
     const execution: Execution = {
       db: this.db,
       model: this.model,
-      compileOptions: this.compileOptions,
+      compileOptions: patternLength === undefined ? this.compileOptions : { ...this.compileOptions, patternLength },
       signal: options.signal,
       headers: options.headers ?? {},
       env: this.options.env ?? process.env,
       setCookies,
+      bounds: this.bounds,
+      run: { budget: options.budget ?? new ResponseBudget(this.bounds.responseBytes), costLimit: options.costLimit },
     };
     return checked.kind === "mutation" ? runMutation(checked, execution) : this.queries.run(checked, execution);
   }

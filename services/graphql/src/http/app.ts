@@ -122,9 +122,12 @@ export function buildHttpApp(api: GraphqlApi, options: HttpOptions): FastifyInst
     if (Array.isArray(body)) {
       const tooMany = api.batchError?.(session, body.length);
       if (tooMany) return refused(tooMany);
-      const results = await Promise.all(body.map((item) => api.execute((item ?? {}) as Record<string, unknown>, session, context)));
+      // One after another, as Hasura runs a batch (runGQBatched in server/src-lib/Hasura/GraphQL/Transport/HTTP.hs):
+      // a batch holds one connection at a time, and its answers share one response budget (the context's).
+      const results: string[] = [];
+      for (const item of body) results.push((await api.execute((item ?? {}) as Record<string, unknown>, session, context)).body);
       // A batch answers its array whatever its items say.
-      return { body: `[${results.map((r) => r.body).join(",")}]`, failed: false };
+      return { body: `[${results.join(",")}]`, failed: false };
     }
     if (body === null || typeof body !== "object") return refused(notARequestBody());
     return api.execute(body as Record<string, unknown>, session, context);

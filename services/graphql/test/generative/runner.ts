@@ -19,6 +19,7 @@ import {
   validate,
 } from "graphql";
 import type { Engine } from "../../src/engine/execute.js";
+import type { RequestGuard } from "../../src/engine/limits/guard.js";
 import type { Session } from "../../src/engine/request/session.js";
 import { classify, normalise } from "./check.js";
 import { OperationGenerator } from "./generate.js";
@@ -79,6 +80,8 @@ export interface RoleRun {
   session: Session;
   schema: GraphQLSchema;
   engine: Engine;
+  /** The limits requests run within: the service's defaults, so none of them may refuse a valid request. */
+  guard: RequestGuard;
   /** An engine that runs each varied request once, with nothing cached for it. */
   fresh: Engine;
   /** The engines stringify bigint, numeric and float8 values (HASURA_GRAPHQL_STRINGIFY_NUMERIC_TYPES). */
@@ -103,7 +106,8 @@ export async function runRequest(run: RoleRun, index: number): Promise<void> {
   }
   run.last.error = undefined;
   const start = performance.now();
-  const response = await run.engine.execute({ query, variables: op.variables, operationName }, run.session);
+  const request = { query, variables: op.variables, operationName };
+  const response = (await run.guard.run(run.session, {}, (options) => run.engine.respond(request, run.session, options))).body;
   const body = JSON.parse(response);
   const verdict = classify(
     run.schema,

@@ -12,6 +12,8 @@ export type TestBackend = "pglite" | "postgres";
 export interface TestDatabase {
   backend: TestBackend;
   db: Database;
+  /** The server database's URL (PostgreSQL only). */
+  url?: string | undefined;
   runner: SqlRunner;
   dispose(): Promise<void>;
 }
@@ -23,6 +25,6 @@ export const testBackends: TestBackend[] = serverUrl ? ["pglite", "postgres"] : 
 
 export async function openTestDatabase(backend: TestBackend): Promise<TestDatabase> {
   if (backend === "postgres" && !serverUrl) throw new Error("TEST_DATABASE_URL is not set");
-  const { db, dispose } = await openScratchDatabase(backend === "postgres" ? serverUrl : undefined, "graphql_test");
-  return { backend, db, runner: sqlRunnerFor(db), dispose };
+  const { db, url, dispose } = await openScratchDatabase(backend === "postgres" ? serverUrl : undefined, "graphql_test");
+  return { backend, db, url, runner: sqlRunnerFor(db), dispose };
 }

@@ -4,8 +4,9 @@
  * variables, legacy `$`-prefixed operators and column comparisons are allowed).
  */
 import { and, ident, join, type Sql, sql, trusted } from "@platform/core";
-import { fieldNotFound, noSuchColumn, nullComparison, patternTooLong } from "../errors/index.js";
+import { fieldNotFound, noSuchColumn, nullComparison, patternLengthLimitExceeded, patternTooLong } from "../errors/index.js";
 import { JsonNumber, jsonText, toParam } from "../json/number.js";
+import { LIMIT_SETTINGS } from "../limits/statements.js";
 import type { ColumnModel, RelationshipModel, TableModel } from "../model/types.js";
 import { asList } from "../plan/values.js";
 import { aggregatePredicateExp } from "./aggregate-predicates.js";
@@ -228,21 +229,30 @@ function columnExp(
       if (!otherColumn) throw noSuchColumn(other);
       parts.push(sql`${target}${op(COLUMN_COMPARE[key] as string)}${ident(otherAlias, otherColumn.name)}`);
     } else if (key in SIMPLE) {
-      const value = PATTERN_OPERATORS.has(key) ? boundedPattern(ctx, operandValue) : operandValue;
+      const value = PATTERN_OPERATORS.has(key) ? boundedPattern(ctx, key, operandValue) : operandValue;
       parts.push(sql`${target}${op(SIMPLE[key] as string)}${operand(ctx, column, value, source)}`);
     } else throw fieldNotFound(rawKey, `${column.scalar}${column.elementType ? "_array" : ""}_comparison_exp`);
   }
   return and(parts);
 }
 
-const PATTERN_OPERATORS = new Set(["_regex", "_nregex", "_iregex", "_niregex", "_similar", "_nsimilar"]);
+/** Operators whose operand is a regular expression, compiled by PostgreSQL's regex engine. */
+const REGEX_OPERATORS = new Set(["_regex", "_nregex", "_iregex", "_niregex", "_similar", "_nsimilar"]);
+const PATTERN_OPERATORS = new Set([...REGEX_OPERATORS, "_like", "_nlike", "_ilike", "_nilike"]);
 
-/** A regular expression's pattern, refused when longer than the database can compile safely. */
-function boundedPattern(ctx: CompileContext, value: unknown): unknown {
-  const limit = ctx.options.maxPatternLength;
-  if (limit === undefined) return value;
+/**
+ * A pattern, refused when longer than the role may send (`patternLength`, every pattern
+ * operator) or, for a regular expression, than the database can compile safely (`maxPatternLength`).
+ */
+function boundedPattern(ctx: CompileContext, operator: string, value: unknown): unknown {
+  const { patternLength } = ctx.options;
+  const regexLimit = REGEX_OPERATORS.has(operator) ? ctx.options.maxPatternLength : undefined;
+  if (patternLength === undefined && regexLimit === undefined) return value;
   return mapValue(value, (v) => {
-    if (typeof v === "string" && v.length > limit) throw patternTooLong(limit);
+    if (typeof v !== "string") return v;
+    if (patternLength !== undefined && v.length > patternLength)
+      throw patternLengthLimitExceeded(patternLength, { found: v.length, setting: LIMIT_SETTINGS.patternLength });
+    if (regexLimit !== undefined && v.length > regexLimit) throw patternTooLong(regexLimit);
     return v;
   });
 }

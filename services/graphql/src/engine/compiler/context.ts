@@ -1,6 +1,7 @@
 /** State shared while compiling one operation's plan: fresh table aliases, the session, the role's view of the model. */
 import { type Sql, sql } from "@platform/core";
-import { missingSessionVariable, noSelectPermission, untrackedTable } from "../errors/index.js";
+import { missingSessionVariable, noSelectPermission, operationSizeLimitExceeded, untrackedTable } from "../errors/index.js";
+import { LIMIT_SETTINGS } from "../limits/statements.js";
 import { type SelectAccess, selectAccess } from "../model/access.js";
 import type { Model, TableModel } from "../model/types.js";
 import type { Session } from "../request/session.js";
@@ -11,6 +12,10 @@ export interface CompileOptions {
   stringifyNumeric?: boolean;
   /** The longest pattern `_regex`, `_iregex`, `_similar` and their negations take (PGlite: patternTooLong). */
   maxPatternLength?: number | undefined;
+  /** The longest operand any pattern operator (`_like` and `_ilike` families too) takes from the session's role. */
+  patternLength?: number | undefined;
+  /** The most subqueries (aliased tables and sub-selects) one operation's statements may hold: compiling stops past it. */
+  maxSubqueries?: number | undefined;
 }
 
 export class CompileContext {
@@ -24,10 +29,22 @@ export class CompileContext {
     readonly planning = false,
   ) {}
 
-  /** A table alias unique within the statement. */
+  /**
+   * A table alias unique within the statement. Every table and sub-select read gets one, so their
+   * count is the statement's size (limits/statements.ts); compiling stops once the operation's
+   * statements would hold more than `maxSubqueries`, before more SQL is built.
+   */
   alias(): string {
     this.aliases += 1;
+    const limit = this.options.maxSubqueries;
+    if (limit !== undefined && this.aliases > limit)
+      throw operationSizeLimitExceeded(limit, "subqueries", { found: this.aliases, setting: LIMIT_SETTINGS.subqueriesPerOperation });
     return `_t${this.aliases}`;
+  }
+
+  /** The subqueries (aliases) made so far. */
+  get subqueries(): number {
+    return this.aliases;
   }
 
   table(key: string): TableModel {

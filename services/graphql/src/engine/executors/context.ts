@@ -6,10 +6,12 @@
  */
 import type { Database } from "@platform/core";
 import { CompileContext, type CompileOptions } from "../compiler/context.js";
+import type { StatementBounds } from "../limits/statements.js";
 import type { Model } from "../model/types.js";
 import type { CheckedOperation } from "../request/operation.js";
 import type { ActionCall } from "./action.js";
 import type { RemoteCallContext } from "./remote.js";
+import type { RunBounds } from "./statement.js";
 
 export interface Execution {
   db: Database;
@@ -24,11 +26,26 @@ export interface Execution {
   env: Record<string, string | undefined>;
   /** Where handlers' and remotes' Set-Cookie headers are gathered for the client's response. */
   setCookies: string[];
+  /** How large statements may be (every role). */
+  bounds: StatementBounds;
+  /** The request's response budget and the role's cost limit. */
+  run: RunBounds;
 }
 
-/** A compile context for the operation's session; `planning` compiles a reusable plan (session variables as slots). */
-export function compileContext(operation: CheckedOperation, execution: Execution, planning = false): CompileContext {
-  return new CompileContext(execution.model, operation.session, execution.compileOptions, planning);
+/**
+ * A compile context for the operation's session. `planning` compiles a reusable plan (session
+ * variables as slots); `bounded` stops compiling past the subqueries an operation's statements may
+ * hold in all (a query's; a mutation's statements are bounded one by one, mutation-size.ts).
+ */
+export function compileContext(
+  operation: CheckedOperation,
+  execution: Execution,
+  options: { planning?: boolean; bounded?: boolean } = {},
+): CompileContext {
+  const compileOptions = options.bounded
+    ? { ...execution.compileOptions, maxSubqueries: execution.bounds.subqueriesPerOperation }
+    : execution.compileOptions;
+  return new CompileContext(execution.model, operation.session, compileOptions, options.planning === true);
 }
 
 /** What an action handler or a remote schema call takes from the request. */

@@ -9,11 +9,13 @@ import { type Database, type Queryable, type Sql, sql } from "@platform/core";
 import type { CompileContext } from "../compiler/context.js";
 import { functionRootJson } from "../compiler/functions.js";
 import { asText, checked, deleteStatement, updateStatement, type WrittenRow, writtenResponse } from "../compiler/mutation.js";
+import { checkMutationSize } from "../compiler/mutation-size.js";
 import { jsonPath } from "../errors/index.js";
 import { fromPostgres } from "../errors/postgres.js";
 import { bindingNumbersAsText } from "../json/number.js";
+import { checkRootFields } from "../limits/statements.js";
 import type { TableModel } from "../model/types.js";
-import { planMutation } from "../plan/operation.js";
+import { planMutation, rootFields } from "../plan/operation.js";
 import type { MutationField, MutationOutput, Path, UpdateChanges } from "../plan/types.js";
 import type { CheckedOperation } from "../request/operation.js";
 import { runAction } from "./action.js";
@@ -30,7 +32,10 @@ import { joinMutationRemoteRelationships, joinRemoteRelationships } from "./remo
  * an asynchronous action is stored for the worker and answers its id.
  */
 export async function runMutation(operation: CheckedOperation, execution: Execution): Promise<string> {
-  const fields = planMutation(execution.model, operation, operation.variables);
+  const collected = rootFields(operation, operation.variables);
+  checkRootFields(collected.length, execution.bounds);
+  const fields = planMutation(execution.model, operation, operation.variables, collected);
+  checkMutationSize(fields, compileContext(operation, execution), execution.bounds);
   const { db, signal } = execution;
   const ctx = compileContext(operation, execution);
   const call = callContext(operation, execution, ctx);

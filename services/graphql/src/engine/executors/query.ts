@@ -9,6 +9,7 @@
  */
 import { compileRootField } from "../compiler/root.js";
 import { introspectionDisabled } from "../errors/index.js";
+import { checkRootFields } from "../limits/statements.js";
 import { answeredByCall, isIntrospection, operationSlots, planQuery, rootFields } from "../plan/operation.js";
 import type { Variables } from "../plan/values.js";
 import { Lru } from "../request/lru.js";
@@ -16,7 +17,7 @@ import type { CheckedOperation } from "../request/operation.js";
 import { callContext, compileContext, type Execution } from "./context.js";
 import { answerWithIntrospection } from "./introspection.js";
 import { joinRemoteRelationships, remoteJoinNodes } from "./remote-joins.js";
-import { type CompiledQuery, compileQuery, runQuery, runQueryOnce } from "./statement.js";
+import { type CompiledQuery, compiledSize, compileQuery, runQuery, runQueryOnce, unnamed } from "./statement.js";
 
 export class QueryExecutor {
   // Budgets in characters of statement text: an application's statements are a few kilobytes;
@@ -32,9 +33,10 @@ export class QueryExecutor {
     const compiled = this.compiled.get(planKey) ?? this.compile(operation, execution, slots.values, planKey);
     if (!compiled) return runPlannedOnce(operation, execution);
     const input = { variables: operation.variables, session: operation.session };
-    if (!compiled.joins) return runQuery(execution.db, compiled, input, execution.signal);
+    const { db, signal, run } = execution;
+    if (!compiled.joins) return runQuery(db, compiled, input, signal, run);
     const call = callContext(operation, execution, compileContext(operation, execution));
-    return runQuery(execution.db, compiled, input, execution.signal, call);
+    return runQuery(db, compiled, input, signal, run, call);
   }
 
   /**
@@ -44,6 +46,7 @@ export class QueryExecutor {
    */
   private compile(operation: CheckedOperation, execution: Execution, slotted: Variables, planKey: string): CompiledQuery | null {
     const fields = rootFields(operation, slotted);
+    checkRootFields(fields.length, execution.bounds);
     if (fields.some(isIntrospection)) {
       const { role } = operation.session;
       if (execution.model.introspectionDisabled.has(role)) throw introspectionDisabled(role);
@@ -59,12 +62,12 @@ export class QueryExecutor {
       this.perRequest.set(planKey, true);
       return null;
     }
-    const ctx = compileContext(operation, execution, true);
-    const compiled = compileQuery(planned, (f) => compileRootField(ctx, f));
+    const ctx = compileContext(operation, execution, { planning: true, bounded: true });
+    const compiled = compileQuery(planned, (f) => compileRootField(ctx, f), ctx, execution.bounds);
     if (joinNodes.length > 0) compiled.joins = planned;
-    const size = (compiled.statement?.text.length ?? 0) + 64 * (compiled.statement?.values.length ?? 0);
-    // A statement too large to keep runs once, unnamed: neither pg's client nor the server keeps it prepared.
-    return this.compiled.set(planKey, compiled, size) ? compiled : { ...compiled, name: "" };
+    compiled.estimates = new Map();
+    // Statements too large to keep run once, unnamed: neither pg's client nor the server keeps them prepared.
+    return this.compiled.set(planKey, compiled, compiledSize(compiled)) ? compiled : unnamed(compiled);
   }
 }
 
@@ -76,6 +79,7 @@ export class QueryExecutor {
 async function runPlannedOnce(operation: CheckedOperation, execution: Execution): Promise<string> {
   const { document, schema, session, variables } = operation;
   const collected = rootFields(operation, variables);
+  checkRootFields(collected.length, execution.bounds);
   const introspection = collected.some(isIntrospection);
   const planned = planQuery(
     execution.model,
@@ -83,10 +87,11 @@ async function runPlannedOnce(operation: CheckedOperation, execution: Execution)
     variables,
     collected.filter((f) => !f.name.startsWith("__") || f.name === "__typename"),
   );
-  const ctx = compileContext(operation, execution);
+  const ctx = compileContext(operation, execution, { bounded: true });
   const call = callContext(operation, execution, ctx);
   const input = { variables, session };
-  const answered = await runQueryOnce(execution.db, planned, (f) => compileRootField(ctx, f), input, call);
+  const plan = compileQuery(planned, (f) => compileRootField(ctx, f), ctx, execution.bounds);
+  const answered = await runQueryOnce(execution.db, plan, planned, input, execution.run, call);
   const values = await joinRemoteRelationships(planned, answered, call);
   if (!introspection) return `{"data":{${planned.map((f, i) => `${JSON.stringify(f.key)}:${values[i]}`).join(",")}}}`;
   const data = planned.filter((f) => f.kind !== "typename");

@@ -9,6 +9,14 @@
  * role is exempt from API limits (not from the server-wide time limit), and `disabled: true`
  * turns API limits off.
  *
+ * Where metadata sets no depth, node or batch limit, ours apply (HASURA_GRAPHQL_DEFAULT_*_LIMIT,
+ * on by default, to every role but admin): Hasura has no defaults, so one request could make
+ * PostgreSQL plan a statement of tens of thousands of subqueries. They are never written into
+ * metadata (export_metadata answers what Hasura's would). The engine's own bounds come with them:
+ * the role's cost limit and pattern length (HASURA_GRAPHQL_COST_LIMIT,
+ * HASURA_GRAPHQL_PATTERN_LENGTH_LIMIT, every role but admin), and the answer's size, which a
+ * batch's operations share (HASURA_GRAPHQL_RESPONSE_SIZE_LIMIT, every role).
+ *
  * Errors: Hasura documents one body, for the rate limit (hasura/graphql-engine#9705):
  * `{"message": "rate limit of 10 exceeded", "extensions": {"code": "rate-limit-exceeded", "path": "$"}}`.
  * The other limits answer in that same form (`depth limit of 3 exceeded`, `depth-limit-exceeded`,
@@ -32,12 +40,34 @@ import type { ApiLimits, Limit, RateLimitConfig } from "../metadata/api-limits.j
 import { ADMIN_ROLE, type Session } from "../request/session.js";
 import { operationSize } from "./operation-size.js";
 import { RateCounter } from "./rate-counter.js";
+import { DEFAULT_STATEMENT_BOUNDS, LIMIT_SETTINGS, ResponseBudget } from "./statements.js";
+
+/** Our limits for every role but admin; a value of 0 (or absent) is no limit. */
+export interface RoleDefaults {
+  /** The depth limit where metadata sets none. */
+  depth?: number | undefined;
+  /** The node limit where metadata sets none. */
+  nodes?: number | undefined;
+  /** The batch limit where metadata sets none. */
+  batch?: number | undefined;
+  /** PostgreSQL's estimated cost a query may have (limits/cost.ts). */
+  cost?: number | undefined;
+  /** The longest operand of a pattern operator. */
+  patternLength?: number | undefined;
+}
+
+/** The defaults: measured so that no valid application notices them (README, "Bounds"). */
+export const DEFAULT_ROLE_LIMITS: RoleDefaults = { depth: 15, nodes: 1000, batch: 100, cost: 10_000_000, patternLength: 4096 };
 
 export interface GuardOptions {
   /** Server-wide time limit of a request, seconds; 0 or absent: none. */
   timeLimitSeconds?: number | undefined;
   /** Where rate limits count requests: this process's memory when absent. */
   rateCounter?: RateCounter | undefined;
+  /** Our limits for roles other than admin; DEFAULT_ROLE_LIMITS when absent. */
+  defaults?: RoleDefaults | undefined;
+  /** Bytes of JSON one HTTP request's answers may take in all. */
+  responseBytes?: number | undefined;
 }
 
 /** What the HTTP adapter knows of a request. */
@@ -50,6 +80,14 @@ export interface RequestContext {
   requestId?: string | undefined;
   /** The client's request headers (lower-case names), for actions that forward them. */
   headers?: Record<string, string> | undefined;
+  /** The answers of this HTTP request so far: set by the guard on first use, shared by a batch's operations. */
+  budget?: ResponseBudget | undefined;
+}
+
+/** A limit in force and the setting that raises it. */
+interface Applied {
+  limit: number;
+  setting: string;
 }
 
 /** setTimeout's longest delay; a longer time limit is no limit. */
@@ -58,9 +96,11 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export class RequestGuard {
   private limits: ApiLimits | undefined;
   private readonly counter: RateCounter;
+  private readonly defaults: RoleDefaults;
 
   constructor(private readonly options: GuardOptions = {}) {
     this.counter = options.rateCounter ?? new RateCounter();
+    this.defaults = options.defaults ?? DEFAULT_ROLE_LIMITS;
   }
 
   /** The API limits of the metadata now in force. */
@@ -70,8 +110,8 @@ export class RequestGuard {
 
   /** The batch_limit error for an array body of `size` operations, if it is over the role's limit. */
   batchError(session: Session, size: number): HasuraError | undefined {
-    const max = this.forRole(session, (l) => l.batch_limit);
-    return max !== undefined && size > max ? batchLimitExceeded(max) : undefined;
+    const max = this.applied(session, "batch_limit", this.defaults.batch, LIMIT_SETTINGS.batch);
+    return max && size > max.limit ? batchLimitExceeded(max.limit, { found: size, setting: max.setting }) : undefined;
   }
 
   /** Runs one operation through `execute` within the limits; resolves to its response. */
@@ -84,12 +124,17 @@ export class RequestGuard {
     if (rate && (await this.counter.count(rateKey(rate, session, context))) > rate.max_reqs_per_min)
       return { body: errorBody(rateLimitExceeded(rate.max_reqs_per_min)), failed: true };
     const deadline = this.deadline(session, context.signal);
+    context.budget ??= new ResponseBudget(this.options.responseBytes ?? DEFAULT_STATEMENT_BOUNDS.responseBytes);
+    const exempt = session.role === ADMIN_ROLE;
     try {
       return await execute({
         signal: deadline?.signal ?? context.signal,
         checkOperation: this.sizeCheck(session),
         requestId: context.requestId,
         headers: context.headers,
+        budget: context.budget,
+        costLimit: exempt ? undefined : positive(this.defaults.cost),
+        patternLength: exempt ? undefined : positive(this.defaults.patternLength),
       });
     } finally {
       deadline?.clear();
@@ -104,14 +149,34 @@ export class RequestGuard {
     return limit ? (limit.per_role[session.role] ?? limit.global) : undefined;
   }
 
+  /**
+   * The depth, node or batch limit in force for the session: the role's own in metadata, else
+   * metadata's global one, else ours; none for admin, with API limits disabled, or when 0.
+   */
+  private applied(
+    session: Session,
+    kind: "depth_limit" | "node_limit" | "batch_limit",
+    fallback: number | undefined,
+    setting: string,
+  ): Applied | undefined {
+    const limits = this.limits;
+    if (session.role === ADMIN_ROLE || limits?.disabled) return undefined;
+    const limit = limits?.[kind];
+    const own = limit?.per_role[session.role];
+    if (own !== undefined) return { limit: own, setting: `api_limits.${kind}.per_role.${session.role}` };
+    if (limit) return { limit: limit.global, setting: `api_limits.${kind}.global` };
+    const max = positive(fallback);
+    return max === undefined ? undefined : { limit: max, setting };
+  }
+
   private sizeCheck(session: Session): ExecuteOptions["checkOperation"] {
-    const depth = this.forRole(session, (l) => l.depth_limit);
-    const nodes = this.forRole(session, (l) => l.node_limit);
+    const depth = this.applied(session, "depth_limit", this.defaults.depth, LIMIT_SETTINGS.depth);
+    const nodes = this.applied(session, "node_limit", this.defaults.nodes, LIMIT_SETTINGS.nodes);
     if (depth === undefined && nodes === undefined) return undefined;
     return (document, operation) => {
       const size = operationSize(document, operation);
-      if (depth !== undefined && size.depth > depth) throw depthLimitExceeded(depth);
-      if (nodes !== undefined && size.nodes > nodes) throw nodeLimitExceeded(nodes);
+      if (depth && size.depth > depth.limit) throw depthLimitExceeded(depth.limit, { found: size.depth, setting: depth.setting });
+      if (nodes && size.nodes > nodes.limit) throw nodeLimitExceeded(nodes.limit, { found: size.nodes, setting: nodes.setting });
     };
   }
 
@@ -147,6 +212,11 @@ export class RequestGuard {
       },
     };
   }
+}
+
+/** A limit's value, or undefined for none (0 or absent). */
+function positive(value: number | undefined): number | undefined {
+  return value !== undefined && value > 0 ? value : undefined;
 }
 
 /** Rate limits count per role, and per the client's IP or session variable values when `unique_params` says so. */

@@ -54,8 +54,8 @@ export function planQuery(model: Model, operation: Operation, variables: Variabl
 }
 
 /** A mutation's root fields planned with the request's variables. */
-export function planMutation(model: Model, operation: Operation, variables: Variables): MutationField[] {
+export function planMutation(model: Model, operation: Operation, variables: Variables, fields: Collected[]): MutationField[] {
   const planning = new PlanContext(model, operation.session.role, variables, fragmentsOf(operation.document), operation.definition);
   const root = rootType(operation);
-  return rootFields(operation, variables).map((f) => planMutationField(planning, root, f));
+  return fields.map((f) => planMutationField(planning, root, f));
 }

@@ -14,6 +14,9 @@ import type { Session } from "./session.js";
 import { Validator } from "./validate.js";
 import { checkVariables } from "./variables.js";
 
+/** Refuses an operation by its document alone (limits/guard.ts: depth and node limits), before validation. */
+export type OperationCheck = (document: DocumentNode, operation: OperationDefinitionNode) => void;
+
 /** A GraphQL request body as a client sends it (one item of a batch). */
 export interface GraphQLRequest {
   query?: unknown;
@@ -54,8 +57,12 @@ export class RequestPipeline {
     private readonly schemaFor: (role: string, backendOnly: boolean) => GraphQLSchema,
   ) {}
 
-  /** The operation a request asks for, parsed and validated (its variables are checked by `withVariables`). */
-  operation(request: GraphQLRequest, session: Session): Operation {
+  /**
+   * The operation a request asks for, parsed and validated (its variables are checked by
+   * `withVariables`). `check` sees it before validation, which takes time in proportion to the
+   * document: an operation over the depth or node limit is refused without that work.
+   */
+  operation(request: GraphQLRequest, session: Session, check?: OperationCheck): Operation {
     const extensions = request.extensions;
     if (extensions && typeof extensions === "object" && "persistedQuery" in extensions) throw persistedQueriesNotEnabled();
     if (typeof request.query !== "string") throw queryKeyMissing();
@@ -63,10 +70,11 @@ export class RequestPipeline {
     const document = this.documents.parse(query);
     const backendOnly = session.isAdmin && session.useBackendOnly;
     const schema = this.schemaFor(session.role, backendOnly);
-    const validationKey = `${session.role}\u0000${backendOnly}\u0000${query}`;
-    this.validator.check(schema, document, validationKey);
     const name = typeof request.operationName === "string" ? request.operationName : undefined;
     const definition = getOperationAST(document, name);
+    const validationKey = `${session.role}\u0000${backendOnly}\u0000${query}`;
+    if (definition && definition.operation !== "subscription") check?.(document, definition);
+    this.validator.check(schema, document, validationKey);
     if (!definition) throw operationNotFound(name);
     if (definition.operation === "mutation" && !schema.getMutationType()) throw noMutations();
     const key = `${validationKey}\u0000${name ?? ""}`;
