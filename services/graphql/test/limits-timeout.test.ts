@@ -88,6 +88,16 @@ describe.runIf(serverUrl)("PostgreSQL: requests are cancelled in the server", ()
     await gone("sleepy");
   });
 
+  it("stops an operation split over several statements at the time limit, in its snapshot's transaction", async () => {
+    // 101 root fields: two statements, the slow one first.
+    const fields = Array.from({ length: 100 }, (_, i) => `u${i}: users_by_pk(id: ${i + 1}) { id }`);
+    const query = `{ slow: sleepy { id } ${fields.join(" ")} }`;
+    const { result, ms } = await whileRunning("sleepy", () => graphql(limited, { query }));
+    expect(result).toEqual({ status: 200, body: timedOut("tenant-time-limit-exceeded", "1s") });
+    expect(ms).toBeLessThan(2000);
+    await gone("sleepy");
+  });
+
   it("stops the nested relationship attack (26 levels over 4000 posts) at the time limit", async () => {
     const query = nestedQuery(13);
     expect(query.length).toBeLessThan(600);
@@ -159,6 +169,21 @@ describe.runIf(serverUrl)("PostgreSQL: requests are cancelled in the server", ()
     controller.abort(reason);
     const { ms } = await timed(() => started);
     expect(ms).toBeLessThan(1000);
+    await gone("sleepy");
+  });
+
+  it("cancels an operation split over several statements as it cancels one statement", async () => {
+    const controller = new AbortController();
+    const fields = Array.from({ length: 100 }, (_, i) => `u${i}: users_by_pk(id: ${i + 1}) { id }`);
+    const query = `{ slow: sleepy { id } ${fields.join(" ")} }`;
+    // As admin: no cost estimate first, so the abort lands in the statements' transaction.
+    const started = open.runtime.execute({ query }, ADMIN, { signal: controller.signal });
+    await waitUntil(async () => (await probe.running("sleepy")) === 1, 5000, "the query never started");
+    controller.abort(new Error("gone"));
+    const { result, ms } = await timed(() => started);
+    expect(ms).toBeLessThan(1000);
+    // A cancellation, not an unexpected failure of the engine.
+    expect(JSON.parse(result.body).errors[0].message).toBe("the request was cancelled");
     await gone("sleepy");
   });
 

@@ -180,7 +180,7 @@ export async function runQueryFields(
     async (tx) => {
       const results: string[] = [];
       for (const [i, statement] of statements.entries())
-        results.push(...(await runStatement(tx, statement, values[i] as unknown[], undefined, bounds.budget)));
+        results.push(...(await runStatement(tx, statement, values[i] as unknown[], signal, bounds.budget)));
       return results;
     },
     { signal, isolation: "repeatable read", readOnly: true },
