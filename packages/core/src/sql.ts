@@ -94,6 +94,20 @@ function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
+/**
+ * Renders a fragment's text with each bound value written as `param` renders it (for a statement
+ * that reads its values from elsewhere than its own parameters, such as a row of an `unnest`).
+ */
+export function renderText(fragment: Sql, param: (value: unknown) => string): string {
+  let text = "";
+  for (const part of fragment.parts) {
+    if (part.kind === "text") text += part.text;
+    else if (part.kind === "ident") text += part.names.map(quoteIdent).join(".");
+    else text += param(part.value);
+  }
+  return text;
+}
+
 /** Renders a fragment for a dialect. */
 export function compile(fragment: Sql, dialect: Dialect): Compiled {
   let text = "";

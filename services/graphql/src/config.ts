@@ -97,6 +97,15 @@ function readSettings(env: Env) {
     // Hasura EE's rate limit store; its caching Redis URL serves too when that is the only one set.
     rateLimitRedisUrl: custom(["HASURA_GRAPHQL_RATE_LIMIT_REDIS_URL", "HASURA_GRAPHQL_REDIS_URL"], redisUrl),
     metadataPollMs: integer("HASURA_GRAPHQL_METADATA_POLL_INTERVAL_MS", 1000, { min: 50 }),
+    // Live queries (Hasura's names and defaults): how often cohorts are polled (ms) and how many one statement carries.
+    liveQueryRefetchMs: integer("HASURA_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL", 1000, { min: 1 }),
+    liveQueryBatchSize: integer("HASURA_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_BATCH_SIZE", 100, { min: 1 }),
+    // WebSockets (Hasura's names, in seconds): keep-alive interval and how long a client has to send connection_init.
+    websocketKeepAlive: integer("HASURA_GRAPHQL_WEBSOCKET_KEEPALIVE", 5, { min: 1 }),
+    websocketInitTimeout: integer("HASURA_GRAPHQL_WEBSOCKET_CONNECTION_INIT_TIMEOUT", 3, { min: 1 }),
+    // Ours: operations one socket may run at once, and bytes it may have queued unsent before it is closed.
+    websocketMaxOperations: integer("HASURA_GRAPHQL_WEBSOCKET_MAX_OPERATIONS", 100, { min: 1 }),
+    websocketMaxBuffered: integer("HASURA_GRAPHQL_WEBSOCKET_MAX_BUFFERED_BYTES", 16 * 1024 * 1024, { min: 1024 }),
     // How often stored asynchronous action calls are looked for (ms; 0 stops this instance delivering them), and how many at once.
     // Remote schema permissions (Hasura's flag; off: every role sees every remote schema whole).
     remoteSchemaPermissions: boolean("HASURA_GRAPHQL_ENABLE_REMOTE_SCHEMA_PERMISSIONS", false),

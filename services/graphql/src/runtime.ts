@@ -11,7 +11,7 @@ import { runSql, type SqlRunner } from "./engine/catalog/run-sql.js";
 import { sqlRunnerFor } from "./engine/catalog/run-sql-adapters.js";
 import type { PgCatalog } from "./engine/catalog/types.js";
 import type { HasuraError } from "./engine/errors/index.js";
-import { Engine, type EngineOptions, type GraphQLRequest, type GraphQLResponse } from "./engine/execute.js";
+import { Engine, type EngineOptions, type GraphQLRequest, type GraphQLResponse, type Started } from "./engine/execute.js";
 import { StatementCounter } from "./engine/executors/statement-counter.js";
 import { type RequestContext, RequestGuard } from "./engine/limits/guard.js";
 import { type MetadataContext, type MetadataEndpoint, runMetadataRequest } from "./engine/metadata/api.js";
@@ -25,6 +25,7 @@ import { functionsNamedBy } from "./engine/model/build-functions.js";
 import type { Model } from "./engine/model/types.js";
 import { RemoteSchemaRegistry } from "./engine/remote/registry.js";
 import type { Session } from "./engine/request/session.js";
+import type { Subscriber } from "./engine/subscriptions/poller.js";
 
 export class GraphqlRuntime {
   private engine: Engine;
@@ -54,6 +55,14 @@ export class GraphqlRuntime {
     this.runner = sqlRunnerFor(db);
     this.engineDb = this.counter.wrap(db);
     this.engine = new Engine(this.engineDb, buildModel({ version: 3, sources: [] }, { tables: new Map(), enumValues: new Map() }), options);
+  }
+
+  /** Called after the served metadata changed (not at the first load). */
+  private readonly metadataListeners = new Set<() => void>();
+
+  onMetadataChange(listener: () => void): () => void {
+    this.metadataListeners.add(listener);
+    return () => this.metadataListeners.delete(listener);
   }
 
   /** How many statements GraphQL requests have sent to the database so far. */
@@ -106,9 +115,15 @@ export class GraphqlRuntime {
     model.remoteSchemas = remotes.served;
     model.remoteRelationships = remotes.relationships;
     model.remoteSchemaPermissions = this.options.remoteSchemaPermissions === true;
+    const replaced = this.engine;
     this.engine = new Engine(this.engineDb, model, this.options);
     this.guard.setApiLimits(metadata.api_limits);
+    // What the old engine served is stopped; WebSockets are told to close (1012), so a permission
+    // revoked here stops streaming at once, on every instance that picks the change up.
+    replaced.close();
+    const changed = this.version !== -1;
     this.version = version;
+    if (changed) for (const listener of this.metadataListeners) listener();
     this.log?.info({ resourceVersion: version, tables: catalog.tables.size }, "metadata loaded");
     // Only the default source is introspected, so only its objects are checked.
     const served = { ...metadata, sources: source ? [source] : [] };
@@ -133,6 +148,23 @@ export class GraphqlRuntime {
   execute(request: GraphQLRequest, session: Session, context: RequestContext = {}): Promise<GraphQLResponse> {
     const engine = this.engine;
     return this.guard.run(session, context, (options) => engine.respond(request, session, options));
+  }
+
+  /** Starts an operation sent over a WebSocket: a subscription served to `subscriber`, or a query's or mutation's answer. */
+  start(request: GraphQLRequest, session: Session, context: RequestContext, subscriber: Subscriber): Promise<Started> {
+    const engine = this.engine;
+    return this.guard.start(
+      session,
+      context,
+      (options) => engine.start(request, session, options, subscriber),
+      (response): Started => ({ kind: "answer", response }),
+    );
+  }
+
+  /** Stops the current engine's subscriptions (the server stops). */
+  close(): void {
+    this.stopPolling();
+    this.engine.close();
   }
 
   /** The API limits' error for a batch of `size` operations, if it is too large for the session's role. */

@@ -3,13 +3,14 @@
 import { type Database, type Logger, openDatabase, sql } from "@platform/core";
 import type { FastifyInstance } from "fastify";
 import type { GraphqlConfig } from "./config.js";
-import { resolveSession } from "./engine/auth/session.js";
+import { resolveSession, resolveSessionWithExpiry } from "./engine/auth/session.js";
 import { AsyncActionWorker } from "./engine/executors/async-actions.js";
 import { RequestGuard } from "./engine/limits/guard.js";
 import { redisRateCounter } from "./engine/limits/rate-counter.js";
 import { loadMetadataDir } from "./engine/metadata/load-dir.js";
 import { applyHasuraMigrations } from "./engine/metadata/migrations.js";
 import { buildHttpApp } from "./http/app.js";
+import { registerWebSockets } from "./http/websocket/server.js";
 import { GraphqlRuntime } from "./runtime.js";
 
 export interface GraphqlOptions {
@@ -76,6 +77,11 @@ export async function createGraphql(
       logger,
       env: config.environment,
       remoteSchemaPermissions: config.remoteSchemaPermissions,
+      subscriptions: {
+        refetchMs: config.liveQueryRefetchMs,
+        batchSize: config.liveQueryBatchSize,
+        timeLimitMs: (config.timeLimit ?? 60) * 1000,
+      },
       bounds: {
         rootFieldsPerStatement: config.statementRootFields,
         subqueriesPerStatement: config.statementSubqueries,
@@ -136,11 +142,26 @@ export async function createGraphql(
       consoleAdminSecret: options.consoleAdminSecret,
     },
   );
+  const sockets = registerWebSockets(
+    app,
+    {
+      resolveSession: (headers) => resolveSessionWithExpiry({ headers }, config.auth),
+      start: (request, session, context, subscriber) => runtime.start(request, session, context, subscriber),
+    },
+    {
+      keepAliveMs: config.websocketKeepAlive * 1000,
+      initTimeoutMs: config.websocketInitTimeout * 1000,
+      maxOperations: config.websocketMaxOperations,
+      maxBufferedBytes: config.websocketMaxBuffered,
+      logger,
+    },
+  );
+  runtime.onMetadataChange(() => sockets.restartAll("metadata changed"));
   return {
     app,
     runtime,
     async close() {
-      runtime.stopPolling();
+      runtime.close();
       await app.close();
       await worker.stop();
       await closeDb();

@@ -10,11 +10,13 @@
 import type { Database, Logger } from "@platform/core";
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from "graphql";
 import type { CompileOptions } from "./compiler/context.js";
-import { HasuraError, RemoteErrors, remoteSubscriptionNotSupported, requestCancelled, subscriptionOverHttp } from "./errors/index.js";
+import { errorBody } from "./errors/body.js";
+import { HasuraError, remoteSubscriptionNotSupported, requestCancelled, subscriptionOverHttp } from "./errors/index.js";
 import { fromPostgres } from "./errors/postgres.js";
 import type { Execution } from "./executors/context.js";
 import { runMutation } from "./executors/mutation.js";
 import { QueryExecutor } from "./executors/query.js";
+import { SubscriptionExecutor, type SubscriptionOptions } from "./executors/subscription.js";
 import { DEFAULT_STATEMENT_BOUNDS, ResponseBudget, type StatementBounds } from "./limits/statements.js";
 import type { Model } from "./model/types.js";
 import { rootFields } from "./plan/operation.js";
@@ -22,7 +24,9 @@ import { selectsRemoteField } from "./plan/remote.js";
 import { type GraphQLRequest, type Operation, RequestPipeline } from "./request/operation.js";
 import { ADMIN_ROLE, type Session } from "./request/session.js";
 import { RoleSchemaBuilder } from "./schema/build.js";
+import type { Subscriber } from "./subscriptions/poller.js";
 
+export { errorBody } from "./errors/body.js";
 export type { GraphQLRequest } from "./request/operation.js";
 
 /** PGlite's regex compiler overflows inside WebAssembly at some 15,000 characters (errors/limits.ts patternTooLong). */
@@ -44,6 +48,8 @@ export interface EngineOptions {
   remoteSchemaPermissions?: boolean;
   /** How large statements and answers may be, for every role (limits/statements.ts); its defaults when absent. */
   bounds?: StatementBounds;
+  /** How live queries are polled (Hasura's HASURA_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_* settings); Hasura's defaults when absent. */
+  subscriptions?: Partial<Omit<SubscriptionOptions, "responseBytes" | "logger">>;
 }
 
 /** A response of /v1/graphql: its JSON text, and whether it reports errors (the legacy endpoint answers those with 400). */
@@ -72,25 +78,11 @@ export interface ExecuteOptions {
   budget?: ResponseBudget | undefined;
 }
 
-/**
- * A GraphQL error response. With `internal`, the error's internal detail (the database's error,
- * the statement) is in `extensions.internal`, as Hasura adds it for the admin role and in dev mode.
- */
-export function errorBody(error: HasuraError, internal = false): string {
-  if (error instanceof RemoteErrors) return error.body();
-  if (error.extensions !== undefined) return JSON.stringify({ errors: [{ message: error.message, extensions: error.extensions }] });
-  const extensions = {
-    path: error.path,
-    code: error.hasuraCode,
-    ...(internal && error.details !== undefined ? { internal: error.details } : {}),
-  };
-  return JSON.stringify({ errors: [{ message: error.message, extensions }] });
-}
-
 export class Engine {
   private readonly schemas = new Map<string, GraphQLSchema>();
   private readonly requests = new RequestPipeline((role, backendOnly) => this.schemaFor(role, backendOnly));
   private readonly queries = new QueryExecutor();
+  private readonly subscriptions: SubscriptionExecutor;
 
   /** What the compiler is told: the engine's options, and what this database can compile safely. */
   private readonly compileOptions: CompileOptions;
@@ -104,6 +96,13 @@ export class Engine {
   ) {
     this.compileOptions = { ...options, maxPatternLength: db.kind === "pglite" ? PGLITE_MAX_PATTERN : undefined };
     this.bounds = options.bounds ?? DEFAULT_STATEMENT_BOUNDS;
+    this.subscriptions = new SubscriptionExecutor({
+      refetchMs: options.subscriptions?.refetchMs ?? 1000,
+      batchSize: options.subscriptions?.batchSize ?? 100,
+      timeLimitMs: options.subscriptions?.timeLimitMs ?? 0,
+      responseBytes: this.bounds.responseBytes,
+      logger: options.logger,
+    });
   }
 
   /** The role's schema; backend_only mutations appear only for admin-secret requests that ask for them. */
@@ -158,10 +157,47 @@ export class Engine {
   /** The request down its one path: the request pipeline, then the executor of its operation's kind. */
   private run(request: GraphQLRequest, session: Session, options: ExecuteOptions, setCookies: string[]): Promise<string> {
     const operation = this.requests.operation(request, session, options.checkOperation);
-    if (operation.kind === "subscription") throw subscriptionRefused(operation);
+    if (operation.kind === "subscription") throw subscriptionRefused(operation, subscriptionOverHttp());
     const checked = this.requests.withVariables(operation, request.variables);
+    const execution = this.execution(options, setCookies);
+    return checked.kind === "mutation" ? runMutation(checked, execution) : this.queries.run(checked, execution);
+  }
+
+  /**
+   * Starts an operation sent over a WebSocket: a subscription is served to `subscriber` until
+   * stopped; a query or a mutation is answered once, as over HTTP; a refusal is an answer too.
+   */
+  async start(request: GraphQLRequest, session: Session, options: ExecuteOptions, subscriber: Subscriber): Promise<Started> {
+    const cookies: string[] = [];
+    try {
+      const operation = this.requests.operation(request, session, options.checkOperation);
+      if (operation.kind !== "subscription") return { kind: "answer", response: await this.respond(request, session, options) };
+      const refused = subscriptionRefused(operation, undefined);
+      if (refused) throw refused;
+      const checked = this.requests.withVariables(operation, request.variables);
+      const showsInternal = this.showsInternal(session);
+      const stop = await this.subscriptions.start(checked, this.execution(options, cookies), subscriber, showsInternal);
+      return { kind: "subscription", stop };
+    } catch (error) {
+      const body = errorBody(this.answerable(error, session, options), this.showsInternal(session));
+      return { kind: "answer", response: { body, failed: true } };
+    }
+  }
+
+  /** Stops what outlives requests (the subscriptions' pollers): the engine is replaced or the server stops. */
+  close(): void {
+    this.subscriptions.close();
+  }
+
+  /** Subscribers this engine serves now. */
+  get subscribers(): number {
+    return this.subscriptions.subscribers;
+  }
+
+  /** What the executors are given for one request. */
+  private execution(options: ExecuteOptions, setCookies: string[]): Execution {
     const { patternLength } = options;
-    const execution: Execution = {
+    return {
       db: this.db,
       model: this.model,
       compileOptions: patternLength === undefined ? this.compileOptions : { ...this.compileOptions, patternLength },
@@ -172,13 +208,18 @@ export class Engine {
       bounds: this.bounds,
       run: { budget: options.budget ?? new ResponseBudget(this.bounds.responseBytes), costLimit: options.costLimit },
     };
-    return checked.kind === "mutation" ? runMutation(checked, execution) : this.queries.run(checked, execution);
   }
 }
 
-/** Subscriptions are served over WebSocket only; one selecting a remote schema's field is not served at all. */
-function subscriptionRefused(operation: Operation): HasuraError {
+/** What starting an operation over a WebSocket gave: an answer (a query's, a mutation's, a refusal), or a live subscription. */
+export type Started = { kind: "answer"; response: GraphQLResponse } | { kind: "subscription"; stop(): void };
+
+/**
+ * A subscription the engine does not serve on this transport: over HTTP, none (`otherwise`); a
+ * remote schema's field, on any. Undefined when it is served.
+ */
+function subscriptionRefused(operation: Operation, otherwise: HasuraError | undefined): HasuraError | undefined {
   const root = operation.schema.getSubscriptionType();
-  if (!root) return subscriptionOverHttp();
-  return selectsRemoteField(root, rootFields(operation, {})) ? remoteSubscriptionNotSupported() : subscriptionOverHttp();
+  if (root && selectsRemoteField(root, rootFields(operation, {}))) return remoteSubscriptionNotSupported();
+  return otherwise;
 }

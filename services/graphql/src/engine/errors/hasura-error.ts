@@ -33,6 +33,7 @@ export type HasuraCode =
   | "not-exists"
   | "not-found"
   | "not-supported"
+  | "operation-limit-exceeded"
   | "operation-size-limit-exceeded"
   | "parse-failed"
   | "pattern-length-limit-exceeded"

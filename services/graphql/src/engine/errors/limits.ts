@@ -58,6 +58,19 @@ export function responseSizeLimitExceeded(limit: number, found: LimitFound): Has
   return limitError("response-size-limit-exceeded", `response size limit of ${limit} bytes exceeded`, found, limit);
 }
 
+/** A WebSocket starting more operations at once than one socket may run (HASURA_GRAPHQL_WEBSOCKET_MAX_OPERATIONS). */
+export function tooManyOperations(limit: number): HasuraError {
+  return limitError(
+    "operation-limit-exceeded",
+    `operation limit of ${limit} per connection exceeded`,
+    {
+      found: limit + 1,
+      setting: "HASURA_GRAPHQL_WEBSOCKET_MAX_OPERATIONS",
+    },
+    limit,
+  );
+}
+
 /** A pattern operator's operand (`_like`, `_ilike`, `_similar`, `_regex` and their negations) longer than a role may send. */
 export function patternLengthLimitExceeded(limit: number, found: LimitFound): HasuraError {
   return limitError("pattern-length-limit-exceeded", `pattern length limit of ${limit} exceeded`, found, limit);

@@ -71,6 +71,11 @@ export function subscriptionOverHttp(): HasuraError {
   return new HasuraError("validation-failed", "subscriptions are not supported over HTTP, use websockets instead", "$");
 }
 
+/** A subscription to a root field that is not served over subscriptions (yet): actions' results. */
+export function subscriptionFieldNotSupported(kind: string): HasuraError {
+  return new HasuraError("not-supported", `subscriptions to this root field (${kind}) are not supported`, "$");
+}
+
 /** A root field only subscriptions serve (the `_stream` fields), asked for in a query. */
 export function subscriptionOnlyField(field: string, path: string): HasuraError {
   return new HasuraError("not-supported", `"${field}" is only available in subscriptions`, path);

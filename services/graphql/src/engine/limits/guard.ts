@@ -115,14 +115,33 @@ export class RequestGuard {
   }
 
   /** Runs one operation through `execute` within the limits; resolves to its response. */
-  async run(
+  run(session: Session, context: RequestContext, execute: (options: ExecuteOptions) => Promise<GraphQLResponse>): Promise<GraphQLResponse> {
+    return this.within(session, context, execute, (refusal) => refusal);
+  }
+
+  /**
+   * Starts an operation (a WebSocket's subscription, query or mutation) within the limits: the
+   * time limit bounds its start (a subscription's polls have their own); `refused` makes a rate
+   * limit's refusal the caller's kind of result.
+   */
+  start<T>(
     session: Session,
     context: RequestContext,
-    execute: (options: ExecuteOptions) => Promise<GraphQLResponse>,
-  ): Promise<GraphQLResponse> {
+    start: (options: ExecuteOptions) => Promise<T>,
+    refused: (response: GraphQLResponse) => T,
+  ): Promise<T> {
+    return this.within(session, context, start, refused);
+  }
+
+  private async within<T>(
+    session: Session,
+    context: RequestContext,
+    execute: (options: ExecuteOptions) => Promise<T>,
+    refused: (response: GraphQLResponse) => T,
+  ): Promise<T> {
     const rate = this.forRole(session, (l) => l.rate_limit);
     if (rate && (await this.counter.count(rateKey(rate, session, context))) > rate.max_reqs_per_min)
-      return { body: errorBody(rateLimitExceeded(rate.max_reqs_per_min)), failed: true };
+      return refused({ body: errorBody(rateLimitExceeded(rate.max_reqs_per_min)), failed: true });
     const deadline = this.deadline(session, context.signal);
     context.budget ??= new ResponseBudget(this.options.responseBytes ?? DEFAULT_STATEMENT_BOUNDS.responseBytes);
     const exempt = session.role === ADMIN_ROLE;

@@ -73,7 +73,7 @@ export class RequestPipeline {
     const name = typeof request.operationName === "string" ? request.operationName : undefined;
     const definition = getOperationAST(document, name);
     const validationKey = `${session.role}\u0000${backendOnly}\u0000${query}`;
-    if (definition && definition.operation !== "subscription") check?.(document, definition);
+    if (definition) check?.(document, definition);
     this.validator.check(schema, document, validationKey);
     if (!definition) throw operationNotFound(name);
     if (definition.operation === "mutation" && !schema.getMutationType()) throw noMutations();

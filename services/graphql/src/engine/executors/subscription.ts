@@ -1,0 +1,91 @@
+/**
+ * The subscription executor: a live query's root field planned with parameter slots and compiled
+ * once per role and query shape (as the query executor does), then served by one poller per shape
+ * (subscriptions/poller.ts) whose multiplexed statement answers every cohort of subscribers at
+ * once. A subscription is bounded when it starts as a query is: its statement within the size
+ * bounds, its estimated cost within the role's limit (explained with this subscriber's values);
+ * a poll statement carries more cohorts, never more subqueries.
+ */
+import type { Compiled } from "@platform/core";
+import { compileRootField } from "../compiler/root.js";
+import { resolveParams } from "../compiler/slot.js";
+import { subscriptionFieldNotSupported } from "../errors/index.js";
+import { type CostEstimates, checkCost } from "../limits/cost.js";
+import { checkStatement } from "../limits/statements.js";
+import { operationSlots, planQuery, rootFields } from "../plan/operation.js";
+import { Lru } from "../request/lru.js";
+import type { CheckedOperation } from "../request/operation.js";
+import { type MultiplexedStatement, multiplexed, ownStatement, parameterTypes } from "../subscriptions/multiplex.js";
+import { LivePoller, type PollerOptions, type Subscriber } from "../subscriptions/poller.js";
+import { compileContext, type Execution } from "./context.js";
+
+/** A live query compiled for one role and shape: its statement alone and multiplexed. */
+interface CompiledSubscription {
+  /** The field's own statement, with its slots: cost estimates and parameter types come from it. */
+  own: Compiled;
+  multiplexed: MultiplexedStatement;
+  /** `{"data":{"<response key>":` */
+  prefix: string;
+  estimates: CostEstimates;
+}
+
+export interface SubscriptionOptions extends Omit<PollerOptions, "showsInternal"> {}
+
+export class SubscriptionExecutor {
+  private readonly compiled = new Lru<CompiledSubscription>(1000, 4_000_000, 128_000);
+  private readonly pollers = new Map<string, LivePoller>();
+
+  constructor(private readonly options: SubscriptionOptions) {}
+
+  /** Subscribers now served, over every poller. */
+  get subscribers(): number {
+    let n = 0;
+    for (const poller of this.pollers.values()) n += poller.size;
+    return n;
+  }
+
+  /** Starts serving `subscriber` the operation's answers; resolves to how it stops. */
+  async start(operation: CheckedOperation, execution: Execution, subscriber: Subscriber, showsInternal: boolean): Promise<() => void> {
+    const slots = operationSlots(operation, operation.variables);
+    const key = `${operation.key}\u0000${slots.signature}\u0000${showsInternal}`;
+    const compiled = this.compiled.get(key) ?? (await this.compile(operation, execution, slots.values, key));
+    const values = resolveParams(compiled.multiplexed.params, { variables: operation.variables, session: operation.session });
+    const { costLimit } = execution.run;
+    if (costLimit !== undefined)
+      await checkCost(execution.db, [{ text: compiled.own.text, values }], costLimit, compiled.estimates, execution.signal);
+    let poller = this.pollers.get(key);
+    if (!poller) {
+      const created = new LivePoller(execution.db, compiled.multiplexed, compiled.prefix, { ...this.options, showsInternal }, () => {
+        if (this.pollers.get(key) === created) this.pollers.delete(key);
+      });
+      this.pollers.set(key, created);
+      poller = created;
+    }
+    return poller.join(values, subscriber);
+  }
+
+  /** Stops every poller (the engine is being replaced, or the server stops). */
+  close(): void {
+    for (const poller of [...this.pollers.values()]) poller.stop();
+    this.pollers.clear();
+  }
+
+  private async compile(operation: CheckedOperation, execution: Execution, slotted: CheckedOperation["variables"], key: string) {
+    const [field] = planQuery(execution.model, operation, slotted, rootFields(operation, slotted));
+    if (!field || field.kind === "typename" || field.kind === "action" || field.kind === "async_action_query" || field.kind === "remote")
+      throw subscriptionFieldNotSupported(field?.kind ?? "none");
+    const ctx = compileContext(operation, execution, { planning: true, bounded: true });
+    const sql = compileRootField(ctx, field);
+    checkStatement(ctx.subqueries, execution.bounds);
+    const own = ownStatement(sql);
+    const types = await parameterTypes(execution.db, { text: own.text, values: own.values }, execution.signal);
+    const compiled: CompiledSubscription = {
+      own,
+      multiplexed: multiplexed(sql, types),
+      prefix: `{"data":{${JSON.stringify(field.key)}:`,
+      estimates: new Map(),
+    };
+    this.compiled.set(key, compiled, compiled.multiplexed.text.length);
+    return compiled;
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * One statement for many subscribers, as Hasura multiplexes its live queries
+ * (https://hasura.io/docs/2.0/subscriptions/postgres/livequery/execution/): the subscription's
+ * root field, compiled once with parameter slots, reads its values from a row of
+ * `unnest($1::text[], $2::json[]) AS _subs(id, vars)`, one row per cohort (the subscribers whose
+ * values are equal), so a poll of a hundred cohorts is one statement.
+ *
+ * Each value the field binds becomes `(_subs.vars ->> i)::<type>`, `<type>` being the type
+ * PostgreSQL itself inferred for that parameter of the field's own statement (asked once, with
+ * PREPARE, from pg_prepared_statements); each cohort's values travel as their text, which
+ * PostgreSQL reads back as that type, so the statement answers each cohort what the field's own
+ * statement would answer its subscribers.
+ */
+import { type Compiled, compile, type Database, renderText, type Sql, sql } from "@platform/core";
+import { statementFailure } from "../errors/postgres.js";
+
+/** The two parameters of a multiplexed statement: the cohorts' ids and their values. */
+const COHORT_IDS = Symbol("cohort ids");
+const COHORT_VALUES = Symbol("cohort values");
+
+export interface MultiplexedStatement {
+  /** `SELECT _subs.id, (<field>)::text AS result FROM unnest($1::text[], $2::json[]) ...` */
+  text: string;
+  /** The field's own parameters (slots and constants), in the order `vars` holds them. */
+  params: unknown[];
+}
+
+/**
+ * The PostgreSQL types of a statement's parameters, as PostgreSQL infers them: PREPAREd on one
+ * connection (inside a transaction, so nothing is left behind) and read from pg_prepared_statements.
+ */
+export async function parameterTypes(db: Database, statement: Compiled, signal?: AbortSignal): Promise<string[]> {
+  if (statement.values.length === 0) return [];
+  const text = `PREPARE hdb_subscription_probe AS ${statement.text}`;
+  try {
+    return await db.transaction(
+      async (tx) => {
+        await tx.exec(text);
+        const { rows } = await tx.query<{ types: string[] | string }>(
+          sql`SELECT parameter_types::text[] AS types FROM pg_prepared_statements WHERE name = 'hdb_subscription_probe'`,
+        );
+        await tx.exec("DEALLOCATE hdb_subscription_probe");
+        const types = rows[0]?.types ?? [];
+        return Array.isArray(types) ? types : parseTextArray(types);
+      },
+      { signal },
+    );
+  } catch (error) {
+    throw statementFailure(error, signal, { text, values: [], prepared: false });
+  }
+}
+
+/** `{integer,"timestamp with time zone"}` as PostgreSQL prints a text[] (PGlite hands it over as text). */
+function parseTextArray(text: string): string[] {
+  const out: string[] = [];
+  const body = text.slice(1, -1);
+  let i = 0;
+  while (i < body.length) {
+    if (body[i] === '"') {
+      let item = "";
+      i += 1;
+      while (i < body.length && body[i] !== '"') {
+        if (body[i] === "\\") i += 1;
+        item += body[i];
+        i += 1;
+      }
+      out.push(item);
+      i += 2;
+    } else {
+      const end = body.indexOf(",", i);
+      out.push(body.slice(i, end === -1 ? body.length : end));
+      i = end === -1 ? body.length : end + 1;
+    }
+  }
+  return out;
+}
+
+/** The multiplexed statement of a root field whose own statement's parameters have `types`. */
+export function multiplexed(field: Sql, types: readonly string[], extraColumns: Sql = sql``): MultiplexedStatement {
+  const select = sql`SELECT "_subs"."id" AS "id", (${field})::text AS "result"${extraColumns} FROM unnest(${COHORT_IDS}::text[], ${COHORT_VALUES}::json[]) AS "_subs"("id", "vars")`;
+  const params: unknown[] = [];
+  const text = renderText(select, (value) => {
+    if (value === COHORT_IDS) return "$1";
+    if (value === COHORT_VALUES) return "$2";
+    const index = params.length;
+    params.push(value);
+    const type = types[index];
+    // The type's name as PostgreSQL printed it (format_type: quoted where it must be).
+    return type ? `(("_subs"."vars" ->> ${index})::${type})` : `("_subs"."vars" ->> ${index})`;
+  });
+  return { text, params };
+}
+
+/** A field's own statement (what the subscriber's first answer, its cost and its parameter types come from). */
+export function ownStatement(field: Sql): Compiled {
+  return compile(sql`SELECT (${field})::text AS "result"`, "postgres");
+}
+
+/** One cohort's values as `vars` carries them: each parameter as the text PostgreSQL reads back as its type. */
+export function cohortValues(values: readonly unknown[]): string {
+  return JSON.stringify(values.map(paramText));
+}
+
+function paramText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") return String(value);
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return arrayLiteral(value);
+  return JSON.stringify(value);
+}
+
+/** A JavaScript array as PostgreSQL's array text (`{1,"a b",NULL}`). */
+function arrayLiteral(items: readonly unknown[]): string {
+  const item = (v: unknown): string => {
+    if (v === null || v === undefined) return "NULL";
+    if (Array.isArray(v)) return arrayLiteral(v);
+    const text = paramText(v) as string;
+    return `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+  };
+  return `{${items.map(item).join(",")}}`;
+}

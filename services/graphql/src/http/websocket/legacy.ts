@@ -1,0 +1,101 @@
+/**
+ * The legacy `graphql-ws` protocol of Apollo's subscriptions-transport-ws
+ * (https://github.com/apollographql/subscriptions-transport-ws/blob/master/PROTOCOL.md), which
+ * Hasura serves when the client names no subprotocol: `connection_init` answered by
+ * `connection_ack` (then `ka` every keep-alive interval, never before the ack) or by
+ * `connection_error` and a close; `start` answered by `data` messages (a query's or mutation's
+ * one, then `complete`), a refusal by `error` (`{"errors": [...]}`) then `complete`; `stop` ends a
+ * subscription and sends nothing; `connection_terminate` closes. A message that is not one of
+ * these, or `stop` without an id, is answered `connection_error` and the socket stays open, as
+ * Hasura answers it.
+ */
+import type { WebSocket } from "ws";
+import type { GraphQLRequest } from "../../engine/request/operation.js";
+import type { Connection, OperationSink } from "./connection.js";
+
+export interface LegacyOptions {
+  keepAliveMs: number;
+  initTimeoutMs: number;
+  /** Sends a message unless the client reads too slowly (then the socket is closed). */
+  send(text: string): void;
+  /** Logs an unexpected failure. */
+  onError(error: unknown): void;
+}
+
+/** A message's text with `payload` already JSON text (an answer goes out as the engine wrote it). */
+function message(type: string, id: string | undefined, payload?: string): string {
+  const idPart = id === undefined ? "" : `,"id":${JSON.stringify(id)}`;
+  return `{"type":${JSON.stringify(type)}${idPart}${payload === undefined ? "" : `,"payload":${payload}`}}`;
+}
+
+export function serveLegacy(ws: WebSocket, connection: Connection, options: LegacyOptions): void {
+  const { send } = options;
+  let keepAlive: NodeJS.Timeout | undefined;
+  // Apollo's client sends its first `start`s right after `connection_init`, without waiting for
+  // the ack: they wait for the authentication in flight.
+  let initialising: Promise<unknown> | undefined;
+  const initTimer = setTimeout(() => {
+    if (!connection.initialised) ws.close(4408, "Connection initialisation timeout");
+  }, options.initTimeoutMs);
+  const connectionError = (text: string) => send(message("connection_error", undefined, JSON.stringify(text)));
+
+  const sink = (id: string): OperationSink => ({
+    next: (body) => send(message("data", id, body)),
+    error: (body) => send(message("error", id, body)),
+    complete: () => send(message("complete", id)),
+  });
+
+  const onMessage = async (raw: string) => {
+    let parsed: { type?: unknown; id?: unknown; payload?: unknown };
+    try {
+      parsed = JSON.parse(raw) as typeof parsed;
+    } catch {
+      return connectionError("parsing ClientMessage failed: the message is not JSON");
+    }
+    if (parsed === null || typeof parsed !== "object") return connectionError("parsing ClientMessage failed: expected an object");
+    const id = typeof parsed.id === "string" ? parsed.id : undefined;
+    switch (parsed.type) {
+      case "connection_init":
+        try {
+          initialising = connection.init(parsed.payload);
+          await initialising;
+        } catch (error) {
+          connectionError(error instanceof Error ? error.message : String(error));
+          ws.close(4403, "Forbidden");
+          return;
+        }
+        clearTimeout(initTimer);
+        send(message("connection_ack", undefined));
+        send(message("ka", undefined));
+        clearInterval(keepAlive);
+        keepAlive = setInterval(() => send(message("ka", undefined)), options.keepAliveMs);
+        return;
+      case "start": {
+        await initialising?.catch(() => {});
+        if (id === undefined) return connectionError('parsing ClientMessage failed: key "id" not found');
+        if (!connection.initialised) return connectionError("start received before the connection was initialised");
+        if (connection.has(id))
+          return send(message("error", id, JSON.stringify({ errors: [{ message: `an operation already runs with id ${id}` }] })));
+        const payload = (parsed.payload ?? {}) as GraphQLRequest;
+        return connection.start(id, payload, sink(id));
+      }
+      case "stop":
+        if (id === undefined) return connectionError('parsing ClientMessage failed: key "id" not found');
+        return connection.stop(id);
+      case "connection_terminate":
+        ws.close(1000, "Normal Closure");
+        return;
+      default:
+        return connectionError(`parsing ClientMessage failed: unexpected type for ClientMessage: ${String(parsed.type)}`);
+    }
+  };
+
+  ws.on("message", (data) => {
+    onMessage(String(data)).catch(options.onError);
+  });
+  ws.once("close", () => {
+    clearTimeout(initTimer);
+    clearInterval(keepAlive);
+    connection.close();
+  });
+}

@@ -1,0 +1,119 @@
+/**
+ * GraphQL over WebSocket on `/v1/graphql`, as Hasura serves it: the protocol is chosen by
+ * `Sec-WebSocket-Protocol`, `graphql-transport-ws` (graphql-ws) when the client offers it, else
+ * the legacy `graphql-ws` (subscriptions-transport-ws), which is also what a client naming no
+ * protocol gets. Every socket is closed with 1012 when the served metadata changes (so a revoked
+ * permission stops streaming at once) and when the server stops, after what was already queued
+ * is sent; one whose client reads too slowly (more unsent bytes than the bound) is closed with
+ * 1013 rather than buffered without end; a peer that stops answering WebSocket pings is dropped.
+ */
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import type { FastifyInstance } from "fastify";
+import { WebSocket, WebSocketServer } from "ws";
+import { clientAddress } from "../client-address.js";
+import { CLOSE, Connection, type WebSocketApi } from "./connection.js";
+import { serveLegacy } from "./legacy.js";
+import { serveTransportWs } from "./transport-ws.js";
+
+export interface WebSocketOptions {
+  /** Milliseconds between keep-alive messages (`ka`, or `ping`) and WebSocket pings (HASURA_GRAPHQL_WEBSOCKET_KEEPALIVE, 5 s). */
+  keepAliveMs: number;
+  /** Milliseconds a client has to send `connection_init` (HASURA_GRAPHQL_WEBSOCKET_CONNECTION_INIT_TIMEOUT, 3 s). */
+  initTimeoutMs: number;
+  /** Operations one socket may run at once. */
+  maxOperations: number;
+  /** Bytes a socket may have queued unsent before it is closed (a client that does not read). */
+  maxBufferedBytes: number;
+  logger: { error(details: object, message: string): void };
+}
+
+const PATHS = new Set(["/v1/graphql"]);
+
+/** `graphql-transport-ws` when offered, else the legacy protocol (also when none is named). */
+function chooseProtocol(offered: Set<string>): string | false {
+  if (offered.has("graphql-transport-ws")) return "graphql-transport-ws";
+  if (offered.has("graphql-ws")) return "graphql-ws";
+  return false;
+}
+
+function lowerCaseHeaders(request: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers))
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(",") : value;
+  return out;
+}
+
+export interface WebSockets {
+  /** Closes every open socket with 1012 (Service Restart): the client reconnects. */
+  restartAll(reason: string): void;
+  readonly open: number;
+}
+
+export function registerWebSockets(app: FastifyInstance, api: WebSocketApi, options: WebSocketOptions): WebSockets {
+  const wss = new WebSocketServer({ noServer: true, handleProtocols: chooseProtocol });
+  const sockets = new Set<WebSocket>();
+
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = (request.url ?? "").split("?")[0] ?? "";
+    if (!PATHS.has(path)) {
+      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => accept(ws, request));
+  };
+
+  const accept = (ws: WebSocket, request: IncomingMessage) => {
+    sockets.add(ws);
+    const headers = lowerCaseHeaders(request);
+    const connection = new Connection(api, {
+      maxOperations: options.maxOperations,
+      ip: clientAddress({ headers: request.headers, ip: request.socket.remoteAddress ?? "" }),
+      headers,
+      close: (code, reason) => ws.close(code, reason),
+    });
+    const onError = (error: unknown) => options.logger.error({ err: error }, "unexpected failure serving a GraphQL WebSocket");
+    const send = (text: string) => {
+      if (ws.readyState !== WebSocket.OPEN) return;
+      if (ws.bufferedAmount > options.maxBufferedBytes) {
+        ws.close(CLOSE.slowReader, "the client reads too slowly");
+        return;
+      }
+      ws.send(text);
+    };
+    // A peer that answers no WebSocket ping within a keep-alive interval is gone.
+    let alive = true;
+    ws.on("pong", () => {
+      alive = true;
+    });
+    const heartbeat = setInterval(() => {
+      if (!alive) return ws.terminate();
+      alive = false;
+      ws.ping();
+    }, options.keepAliveMs);
+    ws.once("close", () => {
+      clearInterval(heartbeat);
+      sockets.delete(ws);
+    });
+    ws.on("error", onError);
+    const protocolOptions = { keepAliveMs: options.keepAliveMs, initTimeoutMs: options.initTimeoutMs, send, onError };
+    if (ws.protocol === "graphql-transport-ws") serveTransportWs(ws, connection, protocolOptions);
+    else serveLegacy(ws, connection, protocolOptions);
+  };
+
+  app.server.on("upgrade", onUpgrade);
+  const restartAll = (reason: string) => {
+    for (const ws of sockets) ws.close(CLOSE.restart, reason);
+  };
+  app.addHook("onClose", async () => {
+    app.server.off("upgrade", onUpgrade);
+    restartAll("the server is stopping");
+    await new Promise<void>((resolve) => wss.close(() => resolve()));
+  });
+  return {
+    restartAll,
+    get open() {
+      return sockets.size;
+    },
+  };
+}
