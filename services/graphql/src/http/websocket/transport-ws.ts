@@ -190,7 +190,7 @@ export function serveTransportWs(ws: WebSocket, connection: Connection, options:
           const text = String(data);
           // The library stops only what it already iterates: a query or a subscription still
           // starting (inside onSubscribe) is stopped here, its statement cancelled.
-          const completed = /^\s*\{[^]*"type"\s*:\s*"complete"/.test(text) ? completedId(text) : undefined;
+          const completed = text.includes("complete") ? completedId(text) : undefined;
           if (completed !== undefined) connection.stop(completed);
           cb(text).catch((error: unknown) => {
             options.onError(error);
