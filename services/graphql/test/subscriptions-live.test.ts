@@ -102,6 +102,44 @@ describe.each(testBackends)("live queries (%s)", (backend) => {
     expect(again.bodies).toEqual([{ data: { users_by_pk: { id: 150, name: "user 150" } } }]);
   });
 
+  it("streams a table in batches from the cursor on, never an empty batch, then what is written later", async () => {
+    const stream = await subscribe("subscription { posts_stream(batch_size: 4, cursor: {initial_value: {id: 0}}) { id } }", user(9));
+    await until(() => stream.bodies.length === 3);
+    expect(stream.bodies).toEqual([
+      { data: { posts_stream: [{ id: 8 }, { id: 308 }, { id: 608 }, { id: 908 }] } },
+      { data: { posts_stream: [{ id: 1208 }, { id: 1508 }, { id: 1808 }, { id: 2108 }] } },
+      { data: { posts_stream: [{ id: 2408 }, { id: 2708 }] } },
+    ]);
+    // Caught up: the polls that find nothing send nothing.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(stream.bodies).toHaveLength(3);
+    await graphql(
+      setup.service,
+      { query: 'mutation { insert_posts_one(object: {id: 9009, user_id: 9, title: "later"}) { id } }' },
+      ADMIN_HEADERS,
+    );
+    await until(() => stream.bodies.length === 4);
+    expect(stream.last).toEqual({ data: { posts_stream: [{ id: 9009 }] } });
+    // A subscriber starting from the same cursor later is a new cohort: it gets the stream from its start.
+    const late = await subscribe("subscription { posts_stream(batch_size: 4, cursor: {initial_value: {id: 0}}) { id } }", user(9));
+    await until(() => late.bodies.length === 1);
+    expect(late.bodies[0]).toEqual(stream.bodies[0]);
+  });
+
+  it("returns the rows that tie on the cursor together, and streams backwards with DESC", async () => {
+    const query = `subscription ($start: Int!, $ordering: cursor_ordering) {
+      posts_stream(batch_size: 3, cursor: {initial_value: {user_id: $start}, ordering: $ordering}, where: {id: {_lte: 3000}}) { user_id }
+    }`;
+    const forward = await subscribe(query, { ...user(1), role: "reader" }, { start: 0, ordering: "ASC" });
+    await until(() => forward.bodies.length >= 2);
+    // Ten posts per user: a batch of 3 takes all ten that tie on user_id.
+    expect(forward.bodies[0]).toEqual({ data: { posts_stream: Array.from({ length: 10 }, () => ({ user_id: 1 })) } });
+    expect(forward.bodies[1]).toEqual({ data: { posts_stream: Array.from({ length: 10 }, () => ({ user_id: 2 })) } });
+    const backward = await subscribe(query, { ...user(1), role: "reader" }, { start: 300, ordering: "DESC" });
+    await until(() => backward.bodies.length >= 1);
+    expect(backward.bodies[0]).toEqual({ data: { posts_stream: Array.from({ length: 10 }, () => ({ user_id: 299 })) } });
+  });
+
   it("bounds a subscription when it starts, as it bounds a query", async () => {
     const wide = `subscription { users { ${Array.from({ length: 1001 }, (_, i) => `p${i}: posts { id }`).join(" ")} } }`;
     const refused = await setup.service.runtime.start({ query: wide }, user(7), {}, new Inbox());

@@ -8,7 +8,10 @@ import { aggregateJson, byPkJson, listJson } from "./select.js";
 /** The JSON of a data field (not `__typename`, which the plan answers as a constant, nor an action, which its handler answers). */
 export function compileRootField(
   ctx: CompileContext,
-  node: Exclude<QueryField, { kind: "typename" } | { kind: "action" } | { kind: "async_action_query" } | { kind: "remote" }>,
+  node: Exclude<
+    QueryField,
+    { kind: "typename" } | { kind: "action" } | { kind: "async_action_query" } | { kind: "remote" } | { kind: "select_stream" }
+  >,
 ): Sql {
   switch (node.kind) {
     case "select":

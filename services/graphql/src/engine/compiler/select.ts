@@ -79,6 +79,8 @@ function rowSource(
   permissionLimit = true,
   /** What the rows come from: the table, or a function call returning its rows. */
   relation: Sql = sql`${ident(table.schema, table.name)}`,
+  /** The limit keeps the rows that tie with the last one (`FETCH FIRST n ROWS WITH TIES`: a stream's batch). */
+  ties = false,
 ): Source {
   const access = ctx.access(table);
   const alias = ctx.alias();
@@ -102,21 +104,34 @@ function rowSource(
   }
   const [limitArg, offsetArg] = (["limit", "offset"] as const).map((name) => nonNegative(args[name], [...path, "args", name]));
   const permissionRows = permissionLimit ? access.limit : null;
-  const limit =
+  const rows =
     limitArg !== null && permissionRows !== null
-      ? sql` LIMIT least(${limitArg}::int, ${permissionRows}::int)`
+      ? sql`least(${limitArg}::int, ${permissionRows}::int)`
       : limitArg !== null
-        ? sql` LIMIT ${limitArg}`
+        ? sql`${limitArg}`
         : permissionRows !== null
-          ? sql` LIMIT ${permissionRows}`
-          : sql``;
+          ? sql`${permissionRows}`
+          : null;
   const offset = offsetArg !== null ? sql` OFFSET ${offsetArg}` : sql``;
+  const limit = rows === null ? sql`` : ties ? sql`${offset} FETCH FIRST (${rows}) ROWS WITH TIES` : sql` LIMIT ${rows}`;
   const orderColumns = terms.map((t, i) => sql`, ${t.expr} AS ${ident(`__o${i}`)}`);
   const distinctOn = distinct.length > 0 ? sql`DISTINCT ON (${join(distinct.map((c) => sql`${ident(alias, c)}`))}) ` : sql``;
   const orderBy = terms.length > 0 ? sql` ORDER BY ${join(terms.map((t) => sql`${t.expr} ${t.direction}`))}` : sql``;
-  const inner = sql`SELECT ${distinctOn}${ident(alias)}.*${join(orderColumns, sql``)} FROM ${relation} AS ${ident(alias)} WHERE ${where}${orderBy}${limit}${offset}`;
+  const inner = sql`SELECT ${distinctOn}${ident(alias)}.*${join(orderColumns, sql``)} FROM ${relation} AS ${ident(alias)} WHERE ${where}${orderBy}${limit}${ties ? sql`` : offset}`;
   const aggOrder = terms.length > 0 ? sql` ORDER BY ${join(terms.map((t, i) => sql`${ident(alias, `__o${i}`)} ${t.direction}`))}` : sql``;
   return { alias, from: sql`FROM (${inner}) AS ${ident(alias)}`, aggOrder };
+}
+
+/**
+ * A stream's batch as a sub-select of two columns: `result`, the rows' JSON array in cursor
+ * order (the rows that tie with the batch's last one included), and `cursor`, the last cursor
+ * value as text (null when the batch is empty).
+ */
+export function streamBatch(ctx: CompileContext, node: RowsNode, cursorColumn: string, descending: boolean): Sql {
+  const source = rowSource(ctx, node.table, node.args, null, node.path, true, undefined, true);
+  const row = rowJson(ctx, node.table, source.alias, node.fields);
+  const last = descending ? sql`min` : sql`max`;
+  return sql`(SELECT coalesce(json_agg(${row}${source.aggOrder}), '[]'::json) AS "result", (${last}(${ident(source.alias, cursorColumn)}))::text AS "cursor" ${source.from})`;
 }
 
 /** A limit or offset (a number or a plan slot), refused when negative as Hasura's Int parser does; null when absent. */

@@ -17,6 +17,8 @@ import type { Session } from "../request/session.js";
 export interface SlotInput {
   variables: Variables;
   session: Session;
+  /** A stream's current cursor (its last batch's last value, as text): where its next batch starts. */
+  cursor?: string | undefined;
 }
 
 /** A value known only when a plan runs: read from the request, then transformed. */

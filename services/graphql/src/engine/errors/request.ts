@@ -76,6 +76,11 @@ export function subscriptionFieldNotSupported(kind: string): HasuraError {
   return new HasuraError("not-supported", `subscriptions to this root field (${kind}) are not supported`, "$");
 }
 
+/** A stream's cursor that is not one cursor of one column (server/src-lib/Hasura/GraphQL/Schema/SubscriptionStream.hs). */
+export function streamCursorInvalid(message: string, path: string): HasuraError {
+  return new HasuraError("validation-failed", message, path);
+}
+
 /** A root field only subscriptions serve (the `_stream` fields), asked for in a query. */
 export function subscriptionOnlyField(field: string, path: string): HasuraError {
   return new HasuraError("not-supported", `"${field}" is only available in subscriptions`, path);

@@ -34,11 +34,12 @@ import { joinRemoteRelationships } from "./remote-joins.js";
 /** A root field answered by the query's statements (actions and remote fields are answered by their calls). */
 export type DataField = Exclude<
   QueryField,
-  { kind: "typename" } | { kind: "action" } | { kind: "async_action_query" } | { kind: "remote" }
+  { kind: "typename" } | { kind: "action" } | { kind: "async_action_query" } | { kind: "remote" } | { kind: "select_stream" }
 >;
 
+/** Streams are served by subscriptions only (the planner refuses them elsewhere). */
 const isDataField = (f: QueryField): f is DataField =>
-  f.kind !== "typename" && f.kind !== "action" && f.kind !== "async_action_query" && f.kind !== "remote";
+  f.kind !== "typename" && f.kind !== "action" && f.kind !== "async_action_query" && f.kind !== "remote" && f.kind !== "select_stream";
 
 /** One statement of a query: the JSON of some of its data fields, as columns `f0`, `f1`... */
 export interface QueryStatement {

@@ -9,13 +9,21 @@
 import type { Compiled } from "@platform/core";
 import { compileRootField } from "../compiler/root.js";
 import { resolveParams } from "../compiler/slot.js";
+import { compileStream } from "../compiler/stream.js";
 import { subscriptionFieldNotSupported } from "../errors/index.js";
 import { type CostEstimates, checkCost } from "../limits/cost.js";
 import { checkStatement } from "../limits/statements.js";
 import { operationSlots, planQuery, rootFields } from "../plan/operation.js";
 import { Lru } from "../request/lru.js";
 import type { CheckedOperation } from "../request/operation.js";
-import { type MultiplexedStatement, multiplexed, ownStatement, parameterTypes } from "../subscriptions/multiplex.js";
+import {
+  type MultiplexedStatement,
+  multiplexedLive,
+  multiplexedStream,
+  ownLive,
+  ownStream,
+  parameterTypes,
+} from "../subscriptions/multiplex.js";
 import { LivePoller, type PollerOptions, type Subscriber } from "../subscriptions/poller.js";
 import { compileContext, type Execution } from "./context.js";
 
@@ -27,6 +35,8 @@ interface CompiledSubscription {
   /** `{"data":{"<response key>":` */
   prefix: string;
   estimates: CostEstimates;
+  /** Whether it is a stream (its cohorts move on with their cursor). */
+  stream: boolean;
 }
 
 export interface SubscriptionOptions extends Omit<PollerOptions, "showsInternal"> {}
@@ -49,19 +59,22 @@ export class SubscriptionExecutor {
     const slots = operationSlots(operation, operation.variables);
     const key = `${operation.key}\u0000${slots.signature}\u0000${showsInternal}`;
     const compiled = this.compiled.get(key) ?? (await this.compile(operation, execution, slots.values, key));
-    const values = resolveParams(compiled.multiplexed.params, { variables: operation.variables, session: operation.session });
+    const input = { variables: operation.variables, session: operation.session };
+    const values = resolveParams(compiled.multiplexed.params, input);
     const { costLimit } = execution.run;
     if (costLimit !== undefined)
       await checkCost(execution.db, [{ text: compiled.own.text, values }], costLimit, compiled.estimates, execution.signal);
     let poller = this.pollers.get(key);
     if (!poller) {
-      const created = new LivePoller(execution.db, compiled.multiplexed, compiled.prefix, { ...this.options, showsInternal }, () => {
+      const options = { ...this.options, showsInternal };
+      const forget = () => {
         if (this.pollers.get(key) === created) this.pollers.delete(key);
-      });
+      };
+      const created: LivePoller = new LivePoller(execution.db, compiled.multiplexed, compiled.prefix, options, forget, compiled.stream);
       this.pollers.set(key, created);
       poller = created;
     }
-    return poller.join(values, subscriber);
+    return poller.join(input, subscriber);
   }
 
   /** Stops every poller (the engine is being replaced, or the server stops). */
@@ -75,16 +88,22 @@ export class SubscriptionExecutor {
     if (!field || field.kind === "typename" || field.kind === "action" || field.kind === "async_action_query" || field.kind === "remote")
       throw subscriptionFieldNotSupported(field?.kind ?? "none");
     const ctx = compileContext(operation, execution, { planning: true, bounded: true });
-    const sql = compileRootField(ctx, field);
-    checkStatement(ctx.subqueries, execution.bounds);
-    const own = ownStatement(sql);
-    const types = await parameterTypes(execution.db, { text: own.text, values: own.values }, execution.signal);
-    const compiled: CompiledSubscription = {
-      own,
-      multiplexed: multiplexed(sql, types),
-      prefix: `{"data":{${JSON.stringify(field.key)}:`,
-      estimates: new Map(),
-    };
+    const prefix = `{"data":{${JSON.stringify(field.key)}:`;
+    let compiled: CompiledSubscription;
+    if (field.kind === "select_stream") {
+      const batch = compileStream(ctx, field);
+      checkStatement(ctx.subqueries, execution.bounds);
+      const own = ownStream(batch);
+      const types = await parameterTypes(execution.db, own, execution.signal);
+      const multiplexed = multiplexedStream(batch, types);
+      compiled = { own, multiplexed, prefix, estimates: new Map(), stream: true };
+    } else {
+      const sql = compileRootField(ctx, field);
+      checkStatement(ctx.subqueries, execution.bounds);
+      const own = ownLive(sql);
+      const types = await parameterTypes(execution.db, own, execution.signal);
+      compiled = { own, multiplexed: multiplexedLive(sql, types), prefix, estimates: new Map(), stream: false };
+    }
     this.compiled.set(key, compiled, compiled.multiplexed.text.length);
     return compiled;
   }

@@ -1,7 +1,7 @@
 /** Planning the root fields of query_root and mutation_root. */
 import type { GraphQLObjectType } from "graphql";
-import { actionMissing, fieldNotFound, jsonPath, subscriptionOnlyField } from "../errors/index.js";
-import type { FunctionModel } from "../model/types.js";
+import { actionMissing, fieldNotFound, jsonPath, streamCursorInvalid, subscriptionOnlyField } from "../errors/index.js";
+import type { FunctionModel, TableModel } from "../model/types.js";
 import type { MutationKind } from "../schema/field-info.js";
 import { planAction, planAsyncQuery } from "./action.js";
 import { definitionOf, objectTypeOf, type PlanContext } from "./context.js";
@@ -9,7 +9,8 @@ import type { Collected } from "./fields.js";
 import { planTableMutation } from "./mutation.js";
 import { planRemoteField } from "./remote.js";
 import { planAggregate, planRowFields, planRows } from "./select.js";
-import type { MutationField, Path, QueryField } from "./types.js";
+import type { MutationField, Path, QueryField, StreamCursor } from "./types.js";
+import { asList } from "./values.js";
 
 function rootDefinition(ctx: PlanContext, root: GraphQLObjectType, field: Collected, path: Path) {
   const found = definitionOf(root, field.name);
@@ -58,9 +59,34 @@ export function planQueryField(ctx: PlanContext, root: GraphQLObjectType, field:
         call: args.args,
         aggregate: planAggregate(ctx, table, args, sub, type, path),
       };
+    case "select_stream":
+      if (ctx.operation?.operation !== "subscription") throw subscriptionOnlyField(field.name, jsonPath(path));
+      return {
+        kind: "select_stream",
+        key,
+        rows: planRows(ctx, table, { where: args.where }, sub, type, path),
+        cursor: streamCursor(table, args.cursor, [...path, "args", "cursor"]),
+        batchSize: args.batch_size,
+      };
     default:
       throw subscriptionOnlyField(field.name, jsonPath(path));
   }
+}
+
+/**
+ * The one cursor of a stream, as Hasura reads it (server/src-lib/Hasura/GraphQL/Schema/SubscriptionStream.hs):
+ * exactly one cursor, of exactly one column.
+ */
+function streamCursor(table: TableModel, value: unknown, path: Path): StreamCursor {
+  const cursors = asList(value) as Array<{ initial_value?: Record<string, unknown>; ordering?: unknown }>;
+  if (cursors.length !== 1) throw streamCursorInvalid("one streaming column field is expected", jsonPath(path));
+  const [cursor] = cursors as [{ initial_value?: Record<string, unknown>; ordering?: unknown }];
+  const entries = Object.entries(cursor.initial_value ?? {});
+  if (entries.length !== 1) throw streamCursorInvalid("multiple column cursors are not supported yet", jsonPath(path));
+  const [[field, initial]] = entries as [[string, unknown]];
+  const column = table.columnByField.get(field);
+  if (!column) throw streamCursorInvalid("one streaming column field is expected", jsonPath(path));
+  return { column: column.name, field, initial, descending: cursor.ordering === "DESC" };
 }
 
 /** One root field of a mutation: a table's insert, update or delete, or a function tracked as a mutation. */

@@ -189,10 +189,23 @@ export interface RemoteNode {
   path: Path;
 }
 
-/** A root field of query_root. */
+/**
+ * Where a stream starts and which way it runs: one column (`column`, its PostgreSQL name; `field`,
+ * its GraphQL name), its initial value (a value, or a plan slot) and the ordering.
+ */
+export interface StreamCursor {
+  column: string;
+  field: string;
+  initial: unknown;
+  descending: boolean;
+}
+
+/** A root field of query_root (and of subscription_root, which adds the streams). */
 export type QueryField =
   | TypenameNode
   | { kind: "select"; key: string; rows: RowsNode }
+  /** `T_stream`: `rows` filtered by `where`, batches of `batchSize` from the cursor on. */
+  | { kind: "select_stream"; key: string; rows: RowsNode; cursor: StreamCursor; batchSize: unknown }
   | { kind: "select_by_pk"; key: string; table: TableModel; pk: Args; fields: RowField[]; path: Path }
   | { kind: "select_aggregate"; key: string; aggregate: AggregateNode }
   /** A tracked function's rows; `call` is the value of its `args` argument. */

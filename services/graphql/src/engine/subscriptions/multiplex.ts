@@ -75,9 +75,20 @@ function parseTextArray(text: string): string[] {
   return out;
 }
 
-/** The multiplexed statement of a root field whose own statement's parameters have `types`. */
-export function multiplexed(field: Sql, types: readonly string[], extraColumns: Sql = sql``): MultiplexedStatement {
-  const select = sql`SELECT "_subs"."id" AS "id", (${field})::text AS "result"${extraColumns} FROM unnest(${COHORT_IDS}::text[], ${COHORT_VALUES}::json[]) AS "_subs"("id", "vars")`;
+const COHORTS = sql`unnest(${COHORT_IDS}::text[], ${COHORT_VALUES}::json[]) AS "_subs"("id", "vars")`;
+
+/** The multiplexed statement of a live query's root field (its JSON) whose own statement's parameters have `types`. */
+export function multiplexedLive(field: Sql, types: readonly string[]): MultiplexedStatement {
+  return multiplexed(sql`SELECT "_subs"."id" AS "id", (${field})::text AS "result" FROM ${COHORTS}`, types);
+}
+
+/** The multiplexed statement of a stream's batch (a sub-select of `result` and `cursor`), joined to each cohort. */
+export function multiplexedStream(batch: Sql, types: readonly string[]): MultiplexedStatement {
+  const select = sql`SELECT "_subs"."id" AS "id", ("_r"."result")::text AS "result", "_r"."cursor" AS "cursor" FROM ${COHORTS} LEFT JOIN LATERAL ${batch} AS "_r" ON true`;
+  return multiplexed(select, types);
+}
+
+function multiplexed(select: Sql, types: readonly string[]): MultiplexedStatement {
   const params: unknown[] = [];
   const text = renderText(select, (value) => {
     if (value === COHORT_IDS) return "$1";
@@ -91,9 +102,14 @@ export function multiplexed(field: Sql, types: readonly string[], extraColumns: 
   return { text, params };
 }
 
-/** A field's own statement (what the subscriber's first answer, its cost and its parameter types come from). */
-export function ownStatement(field: Sql): Compiled {
+/** A live query field's own statement (what its cost and its parameter types come from). */
+export function ownLive(field: Sql): Compiled {
   return compile(sql`SELECT (${field})::text AS "result"`, "postgres");
+}
+
+/** A stream's own statement: its batch for one subscriber. */
+export function ownStream(batch: Sql): Compiled {
+  return compile(sql`SELECT ("_r"."result")::text AS "result", "_r"."cursor" AS "cursor" FROM ${batch} AS "_r"`, "postgres");
 }
 
 /** One cohort's values as `vars` carries them: each parameter as the text PostgreSQL reads back as its type. */

@@ -1,15 +1,21 @@
 /**
- * A live query's poller, as Hasura runs them (https://hasura.io/docs/2.0/subscriptions/postgres/livequery/execution/):
+ * A subscription's poller, as Hasura runs them (https://hasura.io/docs/2.0/subscriptions/postgres/livequery/execution/):
  * one per role and query shape. Its subscribers are grouped in cohorts by the values the query
  * reads (the request's variables and the session variables it uses: the statement's resolved
  * parameters); every refetch interval, after the previous poll ended, the cohorts are polled in
- * batches, one multiplexed statement per batch (multiplex.ts), and each cohort's answer is pushed
- * to its subscribers only when it differs from the last one pushed. A subscriber joining a cohort
- * gets its last answer at once; a new cohort is polled at once. A poller with no cohort stops.
+ * batches, one multiplexed statement per batch (multiplex.ts). A new cohort is polled at once; a
+ * poller with no cohort stops.
+ *
+ * A live query's cohort is pushed its answer only when it differs from the last one pushed, and
+ * a subscriber joining it gets that last answer at once. A stream's cohort is pushed each batch
+ * that has rows (never an empty one), and then moves on to the batch's last cursor value: it is
+ * keyed by its values cursor included, so a new subscriber joins only a cohort that has not moved
+ * from the same start, and cohorts whose cursors meet are merged (Hasura's streaming poller).
  *
  * Nothing here knows of WebSockets: a subscriber is anything that takes an answer's JSON text.
  */
 import { type Database, LightAbortController, ResponseTooLargeError, statementName } from "@platform/core";
+import { resolveParams, type SlotInput } from "../compiler/slot.js";
 import { errorBody } from "../errors/body.js";
 import { HasuraError, noResultRow, responseSizeLimitExceeded, timeLimitExceeded } from "../errors/index.js";
 import { fromPostgres } from "../errors/postgres.js";
@@ -38,6 +44,8 @@ export interface PollerOptions {
 
 interface Cohort {
   id: string;
+  /** What the statement's parameters are read from for this cohort (a stream's cursor with them). */
+  input: SlotInput;
   /** The cohort's values, as the statement's `vars` column carries them. */
   vars: string;
   subscribers: Set<Subscriber>;
@@ -64,6 +72,8 @@ export class LivePoller {
     private readonly options: PollerOptions,
     /** Called once the poller has no subscriber left (its owner forgets it). */
     private readonly onIdle: () => void,
+    /** A stream's poller (its cohorts move on with their cursor). */
+    private readonly stream = false,
   ) {
     this.statementName = statementName(statement.text);
   }
@@ -74,21 +84,24 @@ export class LivePoller {
     return subscribers;
   }
 
-  /** Adds a subscriber whose statement parameters resolved to `values`; returns how it leaves. */
-  join(values: readonly unknown[], subscriber: Subscriber): () => void {
-    const vars = cohortValues(values);
+  /** Adds a subscriber whose statement parameters are read from `input`; returns how it leaves. */
+  join(input: SlotInput, subscriber: Subscriber): () => void {
+    const vars = this.varsOf(input);
     let cohort = this.cohorts.get(vars);
     if (!cohort) {
       cohortIds += 1;
-      cohort = { id: String(cohortIds), vars, subscribers: new Set(), last: undefined };
+      cohort = { id: String(cohortIds), input, vars, subscribers: new Set(), last: undefined };
       this.cohorts.set(vars, cohort);
       this.pollSoon();
-    } else if (cohort.last !== undefined) subscriber.push(cohort.last);
+    } else if (cohort.last !== undefined && !this.stream) subscriber.push(cohort.last);
     cohort.subscribers.add(subscriber);
-    const joined = cohort;
     return () => {
-      joined.subscribers.delete(subscriber);
-      if (joined.subscribers.size === 0) this.cohorts.delete(joined.vars);
+      // The subscriber's cohort now (a stream's may have been merged into another since).
+      for (const each of this.cohorts.values()) {
+        if (!each.subscribers.delete(subscriber)) continue;
+        if (each.subscribers.size === 0) this.cohorts.delete(each.vars);
+        break;
+      }
       if (this.cohorts.size === 0) this.stop();
     };
   }
@@ -133,7 +146,7 @@ export class LivePoller {
     const cohorts = [...this.cohorts.values()];
     for (let start = 0; start < cohorts.length && !this.stopped; start += this.options.batchSize) {
       const batch = cohorts.slice(start, start + this.options.batchSize);
-      let answers: Map<string, string>;
+      let answers: Map<string, { result: string | null; cursor?: string | null }>;
       try {
         answers = await this.query(batch);
       } catch (error) {
@@ -142,13 +155,36 @@ export class LivePoller {
         continue;
       }
       for (const cohort of batch) {
-        const result = answers.get(cohort.id);
-        this.deliver(cohort, `${this.prefix}${result ?? "null"}}}`);
+        const answer = answers.get(cohort.id);
+        if (!this.stream) {
+          this.deliver(cohort, `${this.prefix}${answer?.result ?? "null"}}}`);
+          continue;
+        }
+        // A stream: a batch with rows is pushed (whatever came before), then the cohort moves on.
+        if (!answer || answer.result === null || answer.result === "[]") continue;
+        if (!this.cohorts.has(cohort.vars)) continue;
+        for (const subscriber of cohort.subscribers) subscriber.push(`${this.prefix}${answer.result}}}`);
+        if (answer.cursor !== null && answer.cursor !== undefined) this.advance(cohort, answer.cursor);
       }
     }
   }
 
-  private async query(batch: Cohort[]): Promise<Map<string, string>> {
+  /** The `vars` of a cohort reading its parameters from `input`. */
+  private varsOf(input: SlotInput): string {
+    return cohortValues(resolveParams(this.statement.params, input));
+  }
+
+  /** A stream's cohort moves its cursor on; one that meets another cohort's values joins it. */
+  private advance(cohort: Cohort, cursor: string): void {
+    this.cohorts.delete(cohort.vars);
+    cohort.input = { ...cohort.input, cursor };
+    cohort.vars = this.varsOf(cohort.input);
+    const met = this.cohorts.get(cohort.vars);
+    if (met) for (const subscriber of cohort.subscribers) met.subscribers.add(subscriber);
+    else this.cohorts.set(cohort.vars, cohort);
+  }
+
+  private async query(batch: Cohort[]): Promise<Map<string, { result: string | null; cursor?: string | null }>> {
     const { text } = this.statement;
     const values = [batch.map((c) => c.id), batch.map((c) => c.vars)];
     const deadline = this.options.timeLimitMs > 0 ? new LightAbortController() : undefined;
@@ -156,12 +192,12 @@ export class LivePoller {
       ? setTimeout(() => deadline.abort(timeLimitExceeded(this.options.timeLimitMs / 1000, false)), this.options.timeLimitMs)
       : undefined;
     try {
-      const { rows } = await this.db.query<{ id: string; result: string | null }>(
+      const { rows } = await this.db.query<{ id: string; result: string | null; cursor?: string | null }>(
         { text, values },
         { name: this.statementName, signal: deadline?.signal, maxResponseBytes: this.options.responseBytes },
       );
       if (rows.length === 0 && batch.length > 0) throw noResultRow({ text, values });
-      return new Map(rows.map((r) => [r.id, r.result ?? "null"]));
+      return new Map(rows.map((r) => [r.id, r]));
     } finally {
       clearTimeout(timer);
     }
