@@ -56,7 +56,7 @@ afterAll(async () => {
 
 describe("the README's first run", () => {
   it("has every step this test runs", () => {
-    expect([...blocks.keys()]).toEqual(["keys", "curl", "supabase-js", "graphql-admin", "catalog"]);
+    expect([...blocks.keys()]).toEqual(["keys", "curl", "supabase-js", "subscription", "graphql-admin", "catalog"]);
     expect(blocks.get("supabase-js")?.lang).toBe("js");
   });
 
@@ -99,6 +99,22 @@ describe("the README's first run", () => {
           ],
         },
       });
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+
+  it("subscribes with graphql-ws through the gateway, with the session's JWT, and sees a new quest arrive", async () => {
+    const file = join(ROOT, `.first-run-subscribe-${process.pid}.mjs`);
+    writeFileSync(file, block("subscription"));
+    try {
+      const [now, later] = (await step(`node ${JSON.stringify(file)}`)).trim().split("\n");
+      const titles = (line: string | undefined) =>
+        (
+          JSON.parse(line as string) as { data: { me: Array<{ player: { quests: Array<{ title: string }> } }> } }
+        ).data.me[0]?.player.quests.map((q) => q.title);
+      expect(titles(now)).toEqual(["Write a guide to the platform"]);
+      expect(titles(later)).toEqual(["Stream it live", "Write a guide to the platform"]);
     } finally {
       rmSync(file, { force: true });
     }

@@ -6,6 +6,7 @@
 import { ConfigError, createLogger } from "@platform/core";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
 import { readGatewayConfig } from "../src/config.js";
 import { createGateway } from "../src/server.js";
 import { startUpstream, type Upstream } from "./support/upstream.js";
@@ -129,6 +130,41 @@ describe("GraphQL", () => {
     });
     expect(await response.json()).toEqual({ url: "/v1/graphql" });
     expect(last(graphql)?.headers.authorization).toBe(`Bearer ${KEYS.anon}`);
+  });
+
+  /** Opens a WebSocket through the gateway; resolves with it open, or with the HTTP status it was refused with. */
+  function openSocket(path: string, protocol: string | undefined, headers: Record<string, string> = {}) {
+    const socket = new WebSocket(`${base.replace(/^http/, "ws")}${path}`, protocol ? [protocol] : [], { headers });
+    return new Promise<{ socket: WebSocket; refused?: number }>((resolve, reject) => {
+      socket.once("open", () => resolve({ socket }));
+      socket.once("unexpected-response", (_request, response) => resolve({ socket, refused: response.statusCode }));
+      socket.once("error", reject);
+    });
+  }
+
+  it("proxies WebSocket upgrades of /graphql/v1 (behind key-auth) and /v1/graphql, the subprotocol and the credentials with them", async () => {
+    const refused = await openSocket("/graphql/v1", "graphql-transport-ws");
+    expect(refused.refused).toBe(401);
+    const keyed = await openSocket(`/graphql/v1?apikey=${KEYS.publishable}`, "graphql-transport-ws", { "x-forwarded-for": "10.0.0.9" });
+    expect(keyed.socket.protocol).toBe("graphql-transport-ws");
+    const echoed = new Promise((resolve) => keyed.socket.once("message", (data) => resolve(String(data))));
+    keyed.socket.send("hello");
+    expect(await echoed).toBe("echo: hello");
+    const seen = graphql.sockets.at(-1);
+    expect(seen?.url).toBe(`/v1/graphql?apikey=${KEYS.publishable}`);
+    expect(seen?.protocol).toBe("graphql-transport-ws");
+    // The opaque key stands for the anon JWT upstream, as for HTTP; the client's address goes with it.
+    expect(seen?.headers.authorization).toBe(`Bearer ${KEYS.anon}`);
+    expect(seen?.headers["x-real-ip"]).toBe("127.0.0.1");
+    expect(seen?.headers["x-forwarded-for"]).toBe("10.0.0.9, 127.0.0.1");
+    keyed.socket.close();
+    const before = graphql.sockets.length;
+    const hasura = await openSocket("/v1/graphql", undefined, { "x-hasura-admin-secret": "s" });
+    expect(hasura.refused).toBeUndefined();
+    // The gateway opens its own socket to the service once the client's is open.
+    for (let i = 0; i < 100 && graphql.sockets.length === before; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(graphql.sockets.at(-1)).toMatchObject({ url: "/v1/graphql", protocol: "", headers: { "x-hasura-admin-secret": "s" } });
+    hasura.socket.close();
   });
 
   it("serves Hasura's own paths unchanged, without a key (Hasura clients bring their own credentials)", async () => {

@@ -42,6 +42,25 @@ function forwardedFor(request: IncomingRequest): string {
 
 function registerRoute(app: FastifyInstance, route: ProxyRoute, upstream: string, keys: KeyRing, options: GatewayOptions): void {
   const keyed = (request: IncomingRequest) => keys.enforcing && route.needsKey(pathBelow(request.url, route.prefix));
+  /** What the service is told of the request, HTTP or WebSocket upgrade alike. */
+  const forwarded = (request: IncomingRequest & { protocol: string; id: string }, headers: IncomingHttpHeaders) => {
+    const out: IncomingHttpHeaders = {
+      ...headers,
+      "x-forwarded-for": forwardedFor(request),
+      // The peer as this gateway saw it, replacing whatever a client sent: the GraphQL engine
+      // keys its per-IP rate limits on it, as Hasura reads X-Real-IP first.
+      "x-real-ip": request.ip,
+      "x-forwarded-proto": request.protocol,
+      "x-forwarded-host": request.headers.host,
+      "x-request-id": request.id,
+    };
+    if (route.forwardedPrefix) out["x-forwarded-prefix"] = route.forwardedPrefix;
+    if (keyed(request)) {
+      const current = typeof request.headers.authorization === "string" ? request.headers.authorization : undefined;
+      out.authorization = keys.authorization(current, apiKeyOf(request.headers, request.url));
+    }
+    return out;
+  };
   const settings: FastifyHttpProxyOptions = {
     upstream,
     prefix: route.prefix,
@@ -53,25 +72,24 @@ function registerRoute(app: FastifyInstance, route: ProxyRoute, upstream: string
     preHandler: async (request) => {
       if (keyed(request)) keys.check(apiKeyOf(request.headers, request.url));
     },
-    replyOptions: {
-      rewriteRequestHeaders: (request, headers) => {
-        const out: IncomingHttpHeaders = {
-          ...headers,
-          "x-forwarded-for": forwardedFor(request),
-          // The peer as this gateway saw it, replacing whatever a client sent: the GraphQL engine
-          // keys its per-IP rate limits on it, as Hasura reads X-Real-IP first.
-          "x-real-ip": request.ip,
-          "x-forwarded-proto": request.protocol,
-          "x-forwarded-host": request.headers.host,
-          "x-request-id": request.id,
-        };
-        if (route.forwardedPrefix) out["x-forwarded-prefix"] = route.forwardedPrefix;
-        if (keyed(request)) {
-          const current = typeof headers.authorization === "string" ? headers.authorization : undefined;
-          out.authorization = keys.authorization(current, apiKeyOf(request.headers, request.url));
+    // A WebSocket upgrade goes through the route's preHandler (the key check) like a request; the
+    // socket to the service offers the client's subprotocol and carries the same headers.
+    ...(route.websocket
+      ? {
+          websocket: true,
+          // The plugin reads `rewriteRequestHeaders` here (its typings leave it out).
+          wsClientOptions: {
+            rewriteRequestHeaders: (_headers: Record<string, unknown>, request: IncomingRequest & { protocol: string; id: string }) => {
+              const { host: _host, connection: _connection, upgrade: _upgrade, ...client } = request.headers;
+              const out = forwarded(request, client);
+              for (const name of Object.keys(out)) if (name.startsWith("sec-websocket-")) delete out[name];
+              return out;
+            },
+          } as FastifyHttpProxyOptions["wsClientOptions"],
         }
-        return out;
-      },
+      : {}),
+    replyOptions: {
+      rewriteRequestHeaders: (request, headers) => forwarded(request, headers),
       rewriteHeaders: (headers, request) =>
         withoutCorsHeaders(
           withGatewayLocation(headers, {

@@ -17,6 +17,8 @@ export interface ProxyRoute {
   needsKey(pathBelowPrefix: string): boolean;
   /** Sent upstream as X-Forwarded-Prefix when the prefix is stripped. */
   forwardedPrefix?: string;
+  /** WebSocket upgrades are proxied too (GraphQL subscriptions on `/graphql/v1` and Hasura's `/v1/graphql`). */
+  websocket?: boolean;
 }
 
 /** Auth routes Supabase's gateway leaves open: links opened from mail, OAuth redirects, the public keys. */
@@ -34,7 +36,16 @@ const HASURA_PREFIXES = ["/v1", "/v2", "/v1alpha1", "/v1beta1", "/console", "/he
 
 export const ROUTES: ProxyRoute[] = [
   { service: "auth", prefix: "/auth/v1", rewritePrefix: "", needsKey: (path) => !isOpenAuthPath(path), forwardedPrefix: "/auth/v1" },
-  { service: "graphql", prefix: "/graphql/v1", rewritePrefix: "/v1/graphql", needsKey: always, forwardedPrefix: "/graphql/v1" },
-  ...HASURA_PREFIXES.map((prefix): ProxyRoute => ({ service: "graphql", prefix, rewritePrefix: prefix, needsKey: never })),
+  {
+    service: "graphql",
+    prefix: "/graphql/v1",
+    rewritePrefix: "/v1/graphql",
+    needsKey: always,
+    forwardedPrefix: "/graphql/v1",
+    websocket: true,
+  },
+  ...HASURA_PREFIXES.map(
+    (prefix): ProxyRoute => ({ service: "graphql", prefix, rewritePrefix: prefix, needsKey: never, websocket: prefix === "/v1" }),
+  ),
   { service: "catalog", prefix: "/catalog", rewritePrefix: "", needsKey: never, forwardedPrefix: "/catalog" },
 ];

@@ -1,5 +1,10 @@
-/** A real HTTP server standing in for a service: records each request and answers what the test sets. */
+/**
+ * A real HTTP server standing in for a service: records each request and answers what the test
+ * sets; WebSocket upgrades are accepted too (the first subprotocol offered), recorded, and each
+ * message echoed back.
+ */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { WebSocketServer } from "ws";
 
 export interface SeenRequest {
   method: string;
@@ -16,9 +21,17 @@ export interface Answer {
   delayMs?: number;
 }
 
+export interface SeenSocket {
+  url: string;
+  headers: IncomingHttpHeaders;
+  protocol: string;
+}
+
 export interface Upstream {
   url: string;
   seen: SeenRequest[];
+  /** WebSocket upgrades that reached this service. */
+  sockets: SeenSocket[];
   answer(next: Answer | ((request: SeenRequest) => Answer)): void;
   close(): Promise<void>;
 }
@@ -41,17 +54,26 @@ export async function startUpstream(name: string): Promise<Upstream> {
       else send();
     });
   });
+  const sockets: SeenSocket[] = [];
+  const wss = new WebSocketServer({ server, handleProtocols: (offered) => offered.values().next().value ?? false });
+  wss.on("connection", (ws, req) => {
+    sockets.push({ url: req.url ?? "", headers: req.headers, protocol: ws.protocol });
+    ws.on("message", (data) => ws.send(`echo: ${String(data)}`));
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
   const address = server.address();
   if (typeof address !== "object" || !address) throw new Error("no address");
   return {
     url: `http://127.0.0.1:${address.port}`,
     seen,
+    sockets,
     answer(next) {
       respond = typeof next === "function" ? next : () => next;
     },
     close: () =>
       new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.terminate();
+        wss.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
