@@ -128,6 +128,39 @@ describe.skipIf(unavailable)("the console in Chromium, offline", () => {
     }
   });
 
+  it("runs a subscription over the engine's WebSocket and shows each change", { timeout: 90_000 }, async () => {
+    const offline = await openOfflinePage(browser, [service.url]);
+    try {
+      const { page } = offline;
+      await page.goto(`${service.url}/console`);
+      await page.locator(".graphiql-plugin").getByText("note", { exact: true }).first().waitFor();
+      await page.locator(".graphiql-query-editor .CodeMirror").click();
+      await page.keyboard.press("ControlOrMeta+A");
+      await page.keyboard.press("Delete");
+      await page.keyboard.insertText("subscription { note(order_by: {id: asc}) { body } }");
+      await page.keyboard.press("ControlOrMeta+Enter");
+      const response = page.locator(".graphiql-response .CodeMirror");
+      await expect.poll(async () => (await response.textContent()) ?? "", { timeout: 15_000 }).toContain("hello from the console");
+      const inserted = await fetch(`${service.url}/v1/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-hasura-admin-secret": ADMIN_SECRET },
+        body: JSON.stringify({ query: 'mutation { insert_note_one(object: {body: "pushed live"}) { id } }' }),
+      });
+      expect(inserted.status).toBe(200);
+      await expect.poll(async () => (await response.textContent()) ?? "", { timeout: 15_000 }).toContain("pushed live");
+      expect(offline.blocked).toEqual([]);
+      expect(offline.errors).toEqual([]);
+    } finally {
+      await offline.close();
+      // The other cases read the table as it was.
+      await fetch(`${service.url}/v1/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-hasura-admin-secret": ADMIN_SECRET },
+        body: JSON.stringify({ query: 'mutation { delete_note(where: {body: {_eq: "pushed live"}}) { affected_rows } }' }),
+      });
+    }
+  });
+
   it("works under a path prefix, everything relative to the page", { timeout: 90_000 }, async () => {
     const proxy = await startPrefixProxy(new URL(service.url));
     const offline = await openOfflinePage(browser, [proxy.url]);

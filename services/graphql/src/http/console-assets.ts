@@ -49,6 +49,8 @@ function load(): ConsoleAssets {
     asset("react-dom.production.min", "js", read("react-dom", "umd/react-dom.production.min.js")),
     asset("graphiql.min", "js", read("graphiql", "graphiql.min.js")),
     asset("plugin-explorer.umd", "js", read("@graphiql/plugin-explorer", "dist/index.umd.js")),
+    // graphql-ws's client (the global `graphqlWs`): subscriptions run over the engine's WebSocket.
+    asset("graphql-ws.min", "js", read("graphql-ws", "umd/graphql-ws.min.js")),
     asset("console", "js", Buffer.from(CONSOLE_SCRIPT)),
   ];
   return { styles, scripts, byName: new Map([...styles, ...scripts].map((a) => [a.name, a])) };
