@@ -130,6 +130,36 @@ describe.each(testBackends)("asynchronous actions [%s]", (backend) => {
     for (const row of rows) expect(row.headers).not.toMatch(/x-hasura/i);
   });
 
+  it("serves the call's result to a subscription, pushed once the handler has answered", async () => {
+    handler.route("/create", () => ({ body: { id: 1 }, delayMs: 300 }));
+    const body = (await run(`mutation { create_user(name: "ada") }`, asUser("7"))) as { data: { create_user: string } };
+    const id = body.data.create_user;
+    const pushed: unknown[] = [];
+    const session = {
+      role: "user",
+      variables: { "x-hasura-role": "user", "x-hasura-user-id": "7" },
+      isAdmin: false,
+      useBackendOnly: false,
+    };
+    const started = await (services[0] as Service).runtime.start(
+      { query: "subscription ($id: uuid!) { create_user(id: $id) { id output { id user { name } } errors } }", variables: { id } },
+      session,
+      {},
+      { push: (text) => pushed.push(JSON.parse(text)) },
+    );
+    if (started.kind !== "subscription") throw new Error(started.response.body);
+    try {
+      for (let i = 0; i < 100 && pushed.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      // First the call as it waits, then (only once it changed) with the handler's output.
+      expect(pushed).toEqual([
+        { data: { create_user: { id, output: null, errors: null } } },
+        { data: { create_user: { id, output: { id: 1, user: { name: "ada" } }, errors: null } } },
+      ]);
+    } finally {
+      started.stop();
+    }
+  });
+
   it("answers the call only to the session that made it (the admin reads any)", async () => {
     handler.route("/create", () => ({ body: { id: 1 } }));
     const body = (await run(`mutation { create_user(name: "x") }`, asUser("8"))) as { data: { create_user: string } };

@@ -10,10 +10,13 @@ import type { Compiled } from "@platform/core";
 import { compileRootField } from "../compiler/root.js";
 import { resolveParams } from "../compiler/slot.js";
 import { compileStream } from "../compiler/stream.js";
-import { subscriptionFieldNotSupported } from "../errors/index.js";
+import { errorBody } from "../errors/body.js";
+import { HasuraError, subscriptionFieldNotSupported } from "../errors/index.js";
+import { fromPostgres } from "../errors/postgres.js";
 import { type CostEstimates, checkCost } from "../limits/cost.js";
 import { checkStatement } from "../limits/statements.js";
-import { operationSlots, planQuery, rootFields } from "../plan/operation.js";
+import { answeredByCall, operationSlots, planQuery, rootFields } from "../plan/operation.js";
+import type { QueryField } from "../plan/types.js";
 import { Lru } from "../request/lru.js";
 import type { CheckedOperation } from "../request/operation.js";
 import {
@@ -25,7 +28,9 @@ import {
   parameterTypes,
 } from "../subscriptions/multiplex.js";
 import { LivePoller, type PollerOptions, type Subscriber } from "../subscriptions/poller.js";
-import { compileContext, type Execution } from "./context.js";
+import { repeat } from "../subscriptions/repeat.js";
+import { readAsyncAction } from "./async-actions.js";
+import { callContext, compileContext, type Execution } from "./context.js";
 
 /** A live query compiled for one role and shape: its statement alone and multiplexed. */
 interface CompiledSubscription {
@@ -44,6 +49,8 @@ export interface SubscriptionOptions extends Omit<PollerOptions, "showsInternal"
 export class SubscriptionExecutor {
   private readonly compiled = new Lru<CompiledSubscription>(1000, 4_000_000, 128_000);
   private readonly pollers = new Map<string, LivePoller>();
+  /** Subscriptions answered by asking again (asynchronous actions' results). */
+  private readonly repeating = new Set<() => void>();
 
   constructor(private readonly options: SubscriptionOptions) {}
 
@@ -56,6 +63,12 @@ export class SubscriptionExecutor {
 
   /** Starts serving `subscriber` the operation's answers; resolves to how it stops. */
   async start(operation: CheckedOperation, execution: Execution, subscriber: Subscriber, showsInternal: boolean): Promise<() => void> {
+    const fields = rootFields(operation, operation.variables);
+    if (fields.some((f) => answeredByCall(operation, f))) {
+      const [root] = planQuery(execution.model, operation, operation.variables, fields);
+      if (root?.kind === "async_action_query") return this.startActionResult(root, operation, execution, subscriber, showsInternal);
+      throw subscriptionFieldNotSupported(root?.kind ?? "none");
+    }
     const slots = operationSlots(operation, operation.variables);
     const key = `${operation.key}\u0000${slots.signature}\u0000${showsInternal}`;
     const compiled = this.compiled.get(key) ?? (await this.compile(operation, execution, slots.values, key));
@@ -77,10 +90,37 @@ export class SubscriptionExecutor {
     return poller.join(input, subscriber);
   }
 
+  /**
+   * An asynchronous action's result: its log entry read again every refetch interval (with the
+   * caller's session, so another session's call stays null) and pushed when it changed. A
+   * subscriber stops reading once its action is answered only when it unsubscribes, as in Hasura.
+   */
+  private startActionResult(
+    field: Extract<QueryField, { kind: "async_action_query" }>,
+    operation: CheckedOperation,
+    execution: Execution,
+    subscriber: Subscriber,
+    showsInternal: boolean,
+  ): () => void {
+    const call = callContext(operation, execution, compileContext(operation, execution));
+    const prefix = `{"data":{${JSON.stringify(field.key)}:`;
+    const stop = repeat(async () => `${prefix}${await readAsyncAction(field, { ...call, signal: undefined })}}}`, subscriber, {
+      refetchMs: this.options.refetchMs,
+      failed: (error) => errorBody(error instanceof HasuraError ? error : fromPostgres(error), showsInternal),
+    });
+    this.repeating.add(stop);
+    return () => {
+      this.repeating.delete(stop);
+      stop();
+    };
+  }
+
   /** Stops every poller (the engine is being replaced, or the server stops). */
   close(): void {
     for (const poller of [...this.pollers.values()]) poller.stop();
     this.pollers.clear();
+    for (const stop of this.repeating) stop();
+    this.repeating.clear();
   }
 
   private async compile(operation: CheckedOperation, execution: Execution, slotted: CheckedOperation["variables"], key: string) {
