@@ -100,6 +100,8 @@ function readSettings(env: Env) {
     // Live queries (Hasura's names and defaults): how often cohorts are polled (ms) and how many one statement carries.
     liveQueryRefetchMs: integer("HASURA_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL", 1000, { min: 1 }),
     liveQueryBatchSize: integer("HASURA_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_BATCH_SIZE", 100, { min: 1 }),
+    streamRefetchMs: integer("HASURA_GRAPHQL_STREAMING_QUERIES_MULTIPLEXED_REFETCH_INTERVAL", 1000, { min: 1 }),
+    streamBatchSize: integer("HASURA_GRAPHQL_STREAMING_QUERIES_MULTIPLEXED_BATCH_SIZE", 100, { min: 1 }),
     // WebSockets (Hasura's names, in seconds): keep-alive interval and how long a client has to send connection_init.
     websocketKeepAlive: integer("HASURA_GRAPHQL_WEBSOCKET_KEEPALIVE", 5, { min: 1 }),
     websocketInitTimeout: integer("HASURA_GRAPHQL_WEBSOCKET_CONNECTION_INIT_TIMEOUT", 3, { min: 1 }),

@@ -80,6 +80,8 @@ export async function createGraphql(
       subscriptions: {
         refetchMs: config.liveQueryRefetchMs,
         batchSize: config.liveQueryBatchSize,
+        streamRefetchMs: config.streamRefetchMs,
+        streamBatchSize: config.streamBatchSize,
         timeLimitMs: (config.timeLimit ?? 60) * 1000,
       },
       bounds: {

@@ -136,6 +136,14 @@ describe.each(testBackends)("remote relationships [%s]", (backend) => {
     const last = remote.requests[remote.requests.length - 1];
     // Distinct lhs values only: authors 1 and 3 share profile 1.
     expect(String(last?.body.query).match(/profile\(/g)?.length).toBe(2);
+    // Subscriptions do not make remote calls: one selecting the relationship is refused, not answered without it.
+    const admin = { role: "admin", variables: {}, isAdmin: true, useBackendOnly: false };
+    const started = await service.runtime.start({ query: "subscription { authors { id profile { id } } }" }, admin, {}, { push: () => {} });
+    expect(started.kind === "answer" && JSON.parse(started.response.body)).toMatchObject({
+      errors: [
+        { message: "subscriptions to this root field (remote relationship) are not supported", extensions: { code: "not-supported" } },
+      ],
+    });
   });
 
   it("joins relationships nested in array and object relationships and aggregates, one call per node", async () => {

@@ -43,7 +43,10 @@ describe.each(testBackends)("live queries (%s)", (backend) => {
   const stops: Array<() => void> = [];
   beforeAll(async () => {
     // A poll every 200 ms; 100 cohorts per statement.
-    setup = await openBoundsService(backend, { HASURA_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL: "200" });
+    setup = await openBoundsService(backend, {
+      HASURA_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL: "200",
+      HASURA_GRAPHQL_STREAMING_QUERIES_MULTIPLEXED_REFETCH_INTERVAL: "200",
+    });
   }, 60_000);
   afterAll(async () => {
     for (const stop of stops) stop();

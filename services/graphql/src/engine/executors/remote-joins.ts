@@ -56,6 +56,7 @@ function outputNodes(fields: readonly OutputField[] | null, out: RemoteJoinNode[
 export function remoteJoinNodes(field: QueryField): RemoteJoinNode[] {
   switch (field.kind) {
     case "select":
+    case "select_stream":
     case "function":
       return rowsNodes(field.rows.fields, []);
     case "select_by_pk":

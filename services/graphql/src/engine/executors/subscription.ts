@@ -31,6 +31,7 @@ import { LivePoller, type PollerOptions, type Subscriber } from "../subscription
 import { repeat } from "../subscriptions/repeat.js";
 import { readAsyncAction } from "./async-actions.js";
 import { callContext, compileContext, type Execution } from "./context.js";
+import { remoteJoinNodes } from "./remote-joins.js";
 
 /** A live query compiled for one role and shape: its statement alone and multiplexed. */
 interface CompiledSubscription {
@@ -44,7 +45,11 @@ interface CompiledSubscription {
   stream: boolean;
 }
 
-export interface SubscriptionOptions extends Omit<PollerOptions, "showsInternal"> {}
+export interface SubscriptionOptions extends Omit<PollerOptions, "showsInternal"> {
+  /** Streams' own refetch interval and batch size (HASURA_GRAPHQL_STREAMING_QUERIES_MULTIPLEXED_*). */
+  streamRefetchMs: number;
+  streamBatchSize: number;
+}
 
 export class SubscriptionExecutor {
   private readonly compiled = new Lru<CompiledSubscription>(1000, 4_000_000, 128_000);
@@ -79,7 +84,10 @@ export class SubscriptionExecutor {
       await checkCost(execution.db, [{ text: compiled.own.text, values }], costLimit, compiled.estimates, execution.signal);
     let poller = this.pollers.get(key);
     if (!poller) {
-      const options = { ...this.options, showsInternal };
+      const { streamRefetchMs, streamBatchSize, ...live } = this.options;
+      const options = compiled.stream
+        ? { ...live, refetchMs: streamRefetchMs, batchSize: streamBatchSize, showsInternal }
+        : { ...live, showsInternal };
       const forget = () => {
         if (this.pollers.get(key) === created) this.pollers.delete(key);
       };
@@ -127,6 +135,8 @@ export class SubscriptionExecutor {
     const [field] = planQuery(execution.model, operation, slotted, rootFields(operation, slotted));
     if (!field || field.kind === "typename" || field.kind === "action" || field.kind === "async_action_query" || field.kind === "remote")
       throw subscriptionFieldNotSupported(field?.kind ?? "none");
+    // Rows joined to a remote schema would need a remote call per poll: not served over subscriptions.
+    if (remoteJoinNodes(field).length > 0) throw subscriptionFieldNotSupported("remote relationship");
     const ctx = compileContext(operation, execution, { planning: true, bounded: true });
     const prefix = `{"data":{${JSON.stringify(field.key)}:`;
     let compiled: CompiledSubscription;
