@@ -65,6 +65,11 @@ export class GraphqlRuntime {
     return () => this.metadataListeners.delete(listener);
   }
 
+  /** Subscribers the current engine serves. */
+  get subscribers(): number {
+    return this.engine.subscribers;
+  }
+
   /** How many statements GraphQL requests have sent to the database so far. */
   get statementsSent(): number {
     return this.counter.sent;

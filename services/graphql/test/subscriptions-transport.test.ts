@@ -11,7 +11,7 @@ import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BoundsSetup, openBoundsService } from "./support/bounds.js";
 import { testBackends } from "./support/db.js";
-import { ADMIN_HEADERS, admin, SECRET } from "./support/limits.js";
+import { ADMIN_HEADERS, admin, graphql, SECRET } from "./support/limits.js";
 import { Answers, legacyClient, RawSocket, socketUrl, transportClient } from "./support/ws.js";
 
 const JWT_KEY = "a-secret-of-at-least-32-characters-for-hs256";
@@ -202,6 +202,38 @@ describe.each(testBackends)("WebSocket transport (%s)", (backend) => {
     } finally {
       await client.dispose();
     }
+  });
+});
+
+describe.each(testBackends)("a client that does not read (%s)", (backend) => {
+  let setup: BoundsSetup;
+  let url: string;
+  beforeAll(async () => {
+    setup = await openBoundsService(backend, {
+      HASURA_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL: "50",
+      HASURA_GRAPHQL_WEBSOCKET_MAX_BUFFERED_BYTES: "1024",
+    });
+    url = socketUrl(await setup.service.app.listen({ host: "127.0.0.1", port: 0 }));
+  }, 60_000);
+  afterAll(async () => setup?.close());
+
+  it("is closed with 1013 once its unsent messages pass the bound, not buffered without end", async () => {
+    const socket = new RawSocket(url, "graphql-transport-ws");
+    await socket.opened();
+    socket.send({ type: "connection_init", payload: { headers: { ...ADMIN_HEADERS, "x-hasura-role": "reader" } } });
+    await socket.next((f) => f.type === "connection_ack");
+    // Some 700 KB an answer: more than the network's buffers take from a client that stopped reading.
+    socket.send({ id: "big", type: "subscribe", payload: { query: "subscription { users { posts { comments { text } } } }" } });
+    await socket.next((f) => f.id === "big", 10_000);
+    socket.pause();
+    // Each change is a new answer pushed; the network's buffers (several MB on loopback) fill, then the socket's.
+    for (let i = 0; i < 40 && setup.service.runtime.subscribers > 0; i++) {
+      const query = `mutation { update_comments(where: {id: {_eq: 1}}, _set: {text: "changed ${i}"}) { affected_rows } }`;
+      await graphql(setup.service, { query }, ADMIN_HEADERS);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    socket.resume();
+    expect(await socket.closed).toEqual({ code: 1013, reason: "the client reads too slowly" });
   });
 });
 

@@ -143,6 +143,15 @@ export class RawSocket {
   close(): void {
     this.ws.close();
   }
+
+  /** Stops reading from the network (a client too slow to read), and starts again. */
+  pause(): void {
+    (this.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+  }
+
+  resume(): void {
+    (this.ws as unknown as { _socket: { resume(): void } })._socket.resume();
+  }
 }
 
 /** The service's WebSocket URL for the HTTP URL it listens on. */

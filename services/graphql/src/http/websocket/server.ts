@@ -77,6 +77,8 @@ export function registerWebSockets(app: FastifyInstance, api: WebSocketApi, opti
       if (ws.readyState !== WebSocket.OPEN) return;
       if (ws.bufferedAmount > options.maxBufferedBytes) {
         ws.close(CLOSE.slowReader, "the client reads too slowly");
+        // A client that does not read does not read the close frame either: it is dropped then.
+        setTimeout(() => ws.terminate(), options.keepAliveMs).unref();
         return;
       }
       ws.send(text);
@@ -108,6 +110,10 @@ export function registerWebSockets(app: FastifyInstance, api: WebSocketApi, opti
   app.addHook("onClose", async () => {
     app.server.off("upgrade", onUpgrade);
     restartAll("the server is stopping");
+    // Sockets whose clients do not answer the close within a keep-alive interval are dropped.
+    const deadline = Date.now() + options.keepAliveMs;
+    while (sockets.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (const ws of sockets) ws.terminate();
     await new Promise<void>((resolve) => wss.close(() => resolve()));
   });
   return {
