@@ -156,10 +156,39 @@ describe.each(testBackends)("live queries (%s)", (backend) => {
     });
   });
 
-  it("refuses what it does not serve over subscriptions with a clear error", async () => {
-    const started = await setup.service.runtime.start({ query: "subscription { __typename }" }, ADMIN, {}, new Inbox());
-    expect(started.kind === "answer" && JSON.parse(started.response.body)).toMatchObject({
-      errors: [{ extensions: { code: "validation-failed" } }],
+  it("refuses what it does not serve over subscriptions with Hasura's errors", async () => {
+    const refusal = async (query: string) => {
+      const started = await setup.service.runtime.start({ query }, ADMIN, {}, new Inbox());
+      return started.kind === "answer" ? JSON.parse(started.response.body) : started.kind;
+    };
+    const error = (code: string, message: string) => ({ errors: [{ extensions: { path: "$", code }, message }] });
+    expect(await refusal("subscription { __typename }")).toEqual(
+      error("not-supported", "Introspection at root field level is not supported over subscriptions"),
+    );
+    expect(await refusal("subscription { users { id } posts { id } }")).toEqual(
+      error("validation-failed", "subscriptions must select one top level field"),
+    );
+    const stream = "posts_stream(batch_size: 1, cursor: {initial_value: {id: 0}}) { id }";
+    expect(await refusal(`subscription @_multiple_top_level_fields { users { id } ${stream} }`)).toEqual(
+      error("not-supported", "exactly one root field is allowed for streaming subscriptions"),
+    );
+    expect(await refusal("query @_multiple_top_level_fields { users { id } }")).toMatchObject({
+      errors: [{ extensions: { code: "validation-failed" }, message: 'directive "_multiple_top_level_fields" is not allowed on a query' }],
     });
+  });
+
+  it("answers several root fields together with @_multiple_top_level_fields, as Hasura's own tests subscribe", async () => {
+    const query = `subscription @_multiple_top_level_fields {
+      mine: posts(order_by: {id: desc}, limit: 1) { id }
+      none: posts_by_pk(id: -1) { id }
+      total: posts_aggregate { aggregate { count } }
+    }`;
+    const inbox = await subscribe(query, ADMIN);
+    const asQuery = (
+      await graphql(setup.service, { query: query.replace("subscription @_multiple_top_level_fields", "query") }, ADMIN_HEADERS)
+    ).body;
+    await until(() => inbox.bodies.length === 1);
+    expect(inbox.last).toEqual(asQuery);
+    expect(inbox.last).toMatchObject({ data: { mine: [{}], none: null, total: { aggregate: {} } } });
   });
 });

@@ -86,6 +86,25 @@ describe.each(testBackends)("WebSocket transport (%s)", (backend) => {
       socket.close();
     });
 
+    it("answers an error raised while the operation ran as its result, data null, as Hasura does", async () => {
+      const socket = new RawSocket(url, "graphql-transport-ws");
+      await socket.opened();
+      socket.send({ type: "connection_init", payload: { headers: ADMIN_HEADERS } });
+      expect(await socket.next()).toEqual({ type: "connection_ack" });
+      // A duplicate primary key: planned fine, refused by PostgreSQL when it runs.
+      const query = 'mutation { insert_users(objects: [{id: 1, name: "again"}]) { affected_rows } }';
+      socket.send({ id: "m", type: "subscribe", payload: { query } });
+      const answer = (await socket.next((f) => f.id === "m")) as { type: string; payload: { data: unknown; errors: unknown[] } };
+      expect(answer.type).toBe("next");
+      expect(answer.payload.data).toBeNull();
+      expect(answer.payload.errors).toMatchObject([{ extensions: { code: "constraint-violation" } }]);
+      expect(await socket.next((f) => f.id === "m")).toEqual({ id: "m", type: "complete" });
+      // Over HTTP the same error is the response's only key, as Hasura answers it.
+      const overHttp = await graphql(setup.service, { query }, ADMIN_HEADERS);
+      expect(overHttp.body).toEqual({ errors: answer.payload.errors });
+      socket.close();
+    });
+
     it("pings after the ack, and closes with the protocol's codes", async () => {
       const socket = new RawSocket(url, "graphql-transport-ws");
       await socket.opened();

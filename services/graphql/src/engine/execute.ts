@@ -11,7 +11,7 @@ import type { Database, Logger } from "@platform/core";
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from "graphql";
 import type { CompileOptions } from "./compiler/context.js";
 import { errorBody } from "./errors/body.js";
-import { HasuraError, remoteSubscriptionNotSupported, requestCancelled, subscriptionOverHttp } from "./errors/index.js";
+import { HasuraError, RemoteErrors, remoteSubscriptionNotSupported, requestCancelled, subscriptionOverHttp } from "./errors/index.js";
 import { fromPostgres } from "./errors/postgres.js";
 import type { Execution } from "./executors/context.js";
 import { runMutation } from "./executors/mutation.js";
@@ -58,6 +58,18 @@ export interface GraphQLResponse {
   failed: boolean;
   /** Set-Cookie headers of action handlers, passed on to the client as Hasura does. */
   setCookies?: string[];
+  /** The error was raised while the operation ran, not while it was planned (HasuraError.duringExecution). */
+  duringExecution?: boolean;
+}
+
+/**
+ * A query's or mutation's answer as a socket sends it: an error raised while the operation ran is
+ * its result, `{"data":null,"errors":[...]}`, as Hasura sends it (a `data`/`next` message); one
+ * raised before is a refusal (`error`).
+ */
+function overSocket(response: GraphQLResponse): GraphQLResponse {
+  if (!response.failed || !response.duringExecution) return response;
+  return { ...response, body: `{"data":null,${response.body.slice(1)}`, failed: false };
 }
 
 /** Per request: how it is cancelled and checked before its SQL runs (limits/guard.ts builds it). */
@@ -125,7 +137,12 @@ export class Engine {
     try {
       return { body: await this.run(request, session, options, cookies), failed: false, ...setCookies() };
     } catch (error) {
-      return { body: errorBody(this.answerable(error, session, options), this.showsInternal(session)), failed: true, ...setCookies() };
+      const answer = this.answerable(error, session, options);
+      const body = errorBody(answer, this.showsInternal(session));
+      // A remote schema's own `{data, errors}` is its answer, passed on as a result (a `data`/`next`
+      // message over a socket, as Hasura sends it), not a refusal of the request.
+      if (answer instanceof RemoteErrors) return { body, failed: false, ...setCookies() };
+      return { body, failed: true, ...(answer.duringExecution ? { duringExecution: true } : {}), ...setCookies() };
     }
   }
 
@@ -173,7 +190,7 @@ export class Engine {
     const cookies: string[] = [];
     try {
       const operation = this.requests.operation(request, session, options.checkOperation);
-      if (operation.kind !== "subscription") return { kind: "answer", response: await this.respond(request, session, options) };
+      if (operation.kind !== "subscription") return { kind: "answer", response: overSocket(await this.respond(request, session, options)) };
       const refused = subscriptionRefused(operation, undefined);
       if (refused) throw refused;
       const checked = this.requests.withVariables(operation, request.variables);

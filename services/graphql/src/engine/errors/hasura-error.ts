@@ -71,9 +71,22 @@ export class HasuraError extends AppError {
    */
   readonly extensions: Record<string, unknown> | undefined;
 
+  /**
+   * Raised while the operation ran (a statement sent, an action's handler called) rather than
+   * while it was parsed and planned: over a WebSocket Hasura sends such an error as the
+   * operation's result, `{"data":null,"errors":[...]}` (server/src-lib/Hasura/GraphQL/Transport/WebSocket.hs).
+   */
+  duringExecution = false;
+
   get hasuraCode(): HasuraCode {
     return this.code as HasuraCode;
   }
+}
+
+/** `error` marked as raised while the operation ran (HasuraError.duringExecution); anything else as it is. */
+export function duringExecution(error: unknown): unknown {
+  if (error instanceof HasuraError) error.duringExecution = true;
+  return error;
 }
 
 /** `$` + `.key` for plain keys, `['key']` otherwise, `[i]` for indices (Hasura's encodeJSONPath). */

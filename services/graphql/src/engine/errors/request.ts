@@ -76,6 +76,21 @@ export function subscriptionFieldNotSupported(kind: string): HasuraError {
   return new HasuraError("not-supported", `subscriptions to this root field (${kind}) are not supported`, "$");
 }
 
+/** Several root fields in a subscription without `@_multiple_top_level_fields` (server/src-lib/Hasura/GraphQL/Execute.hs). */
+export function subscriptionRootFields(): HasuraError {
+  return new HasuraError("validation-failed", "subscriptions must select one top level field", "$");
+}
+
+/** `__typename`, `__schema` or `__type` as a subscription's root field (server/src-lib/Hasura/GraphQL/Execute.hs). */
+export function subscriptionIntrospection(): HasuraError {
+  return new HasuraError("not-supported", "Introspection at root field level is not supported over subscriptions", "$");
+}
+
+/** A stream beside other root fields: each stream has its own cursor, so it is served alone. */
+export function streamNotAlone(): HasuraError {
+  return new HasuraError("not-supported", "exactly one root field is allowed for streaming subscriptions", "$");
+}
+
 /** A stream's cursor that is not one cursor of one column (server/src-lib/Hasura/GraphQL/Schema/SubscriptionStream.hs). */
 export function streamCursorInvalid(message: string, path: string): HasuraError {
   return new HasuraError("validation-failed", message, path);

@@ -17,6 +17,7 @@ import {
   actionInvalidJson,
   actionUnexpectedResponse,
   actionUnexpectedStatus,
+  duringExecution,
 } from "../errors/index.js";
 import { statementFailure } from "../errors/postgres.js";
 import { JsonNumber, jsonText, RawJson } from "../json/number.js";
@@ -296,6 +297,8 @@ export async function runAction(node: ActionNode, call: ActionCall): Promise<str
     env: call.env,
     signal: call.signal,
     setCookies: call.setCookies,
+  }).catch((error: unknown) => {
+    throw duringExecution(error);
   });
   return outputJson(node.action, value, node.fields, call);
 }

@@ -7,7 +7,7 @@
  * for the session that made the call (the admin reads any).
  */
 import { type Database, type Logger, sql } from "@platform/core";
-import { HasuraError } from "../errors/index.js";
+import { duringExecution, HasuraError } from "../errors/index.js";
 import { statementFailure } from "../errors/postgres.js";
 import { jsonText, RawJson } from "../json/number.js";
 import { parseJsonBody } from "../json/parse.js";
@@ -24,7 +24,7 @@ function sessionJson(call: ActionCall): string {
 
 async function run<T>(call: Pick<ActionCall, "db" | "signal">, statement: ReturnType<typeof sql>): Promise<T[]> {
   const { rows } = await call.db.query<T>(statement, { signal: call.signal }).catch((error: unknown) => {
-    throw statementFailure(error, call.signal);
+    throw duringExecution(statementFailure(error, call.signal));
   });
   return rows;
 }

@@ -10,7 +10,7 @@ import type { CompileContext } from "../compiler/context.js";
 import { functionRootJson } from "../compiler/functions.js";
 import { asText, checked, deleteStatement, updateStatement, type WrittenRow, writtenResponse } from "../compiler/mutation.js";
 import { checkMutationSize } from "../compiler/mutation-size.js";
-import { jsonPath } from "../errors/index.js";
+import { duringExecution, jsonPath } from "../errors/index.js";
 import { fromPostgres } from "../errors/postgres.js";
 import { bindingNumbersAsText } from "../json/number.js";
 import { checkRootFields } from "../limits/statements.js";
@@ -134,7 +134,7 @@ async function atPath(path: string, run: () => Promise<string>): Promise<string>
   try {
     return await run();
   } catch (error) {
-    throw fromPostgres(error, path);
+    throw duringExecution(fromPostgres(error, path));
   }
 }
 

@@ -21,7 +21,7 @@ import {
   statementName,
 } from "@platform/core";
 import { resolveParams, type SlotInput } from "../compiler/slot.js";
-import { noResultRow } from "../errors/index.js";
+import { duringExecution, noResultRow } from "../errors/index.js";
 import { statementFailure } from "../errors/postgres.js";
 import { type CostEstimates, checkCost } from "../limits/cost.js";
 import { groupIntoStatements, type ResponseBudget, type StatementBounds } from "../limits/statements.js";
@@ -38,7 +38,7 @@ export type DataField = Exclude<
 >;
 
 /** Streams are served by subscriptions only (the planner refuses them elsewhere). */
-const isDataField = (f: QueryField): f is DataField =>
+export const isDataField = (f: QueryField): f is DataField =>
   f.kind !== "typename" && f.kind !== "action" && f.kind !== "async_action_query" && f.kind !== "remote" && f.kind !== "select_stream";
 
 /** One statement of a query: the JSON of some of its data fields, as columns `f0`, `f1`... */
@@ -142,7 +142,7 @@ async function runStatement(
     )
     .catch((error: unknown) => {
       if (error instanceof ResponseTooLargeError) throw budget.exceeded(budget.used + error.maxBytes);
-      throw statementFailure(error, signal, { text, values, prepared: statement.name !== "" });
+      throw duringExecution(statementFailure(error, signal, { text, values, prepared: statement.name !== "" }));
     });
   const row = rows[0];
   if (!row) throw noResultRow({ text, values });

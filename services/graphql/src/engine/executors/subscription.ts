@@ -6,12 +6,18 @@
  * bounds, its estimated cost within the role's limit (explained with this subscriber's values);
  * a poll statement carries more cohorts, never more subqueries.
  */
-import type { Compiled } from "@platform/core";
+import { type Compiled, join, type Sql, sql } from "@platform/core";
 import { compileRootField } from "../compiler/root.js";
 import { resolveParams } from "../compiler/slot.js";
 import { compileStream } from "../compiler/stream.js";
 import { errorBody } from "../errors/body.js";
-import { HasuraError, subscriptionFieldNotSupported } from "../errors/index.js";
+import {
+  HasuraError,
+  streamNotAlone,
+  subscriptionFieldNotSupported,
+  subscriptionIntrospection,
+  subscriptionRootFields,
+} from "../errors/index.js";
 import { fromPostgres } from "../errors/postgres.js";
 import { type CostEstimates, checkCost } from "../limits/cost.js";
 import { checkStatement } from "../limits/statements.js";
@@ -19,6 +25,7 @@ import { answeredByCall, operationSlots, planQuery, rootFields } from "../plan/o
 import type { QueryField } from "../plan/types.js";
 import { Lru } from "../request/lru.js";
 import type { CheckedOperation } from "../request/operation.js";
+import { MULTIPLE_ROOT_FIELDS } from "../request/validation-rules.js";
 import {
   type MultiplexedStatement,
   multiplexedLive,
@@ -32,6 +39,7 @@ import { repeat } from "../subscriptions/repeat.js";
 import { readAsyncAction } from "./async-actions.js";
 import { callContext, compileContext, type Execution } from "./context.js";
 import { remoteJoinNodes } from "./remote-joins.js";
+import { type DataField, isDataField } from "./statement.js";
 
 /** A live query compiled for one role and shape: its statement alone and multiplexed. */
 interface CompiledSubscription {
@@ -69,7 +77,11 @@ export class SubscriptionExecutor {
   /** Starts serving `subscriber` the operation's answers; resolves to how it stops. */
   async start(operation: CheckedOperation, execution: Execution, subscriber: Subscriber, showsInternal: boolean): Promise<() => void> {
     const fields = rootFields(operation, operation.variables);
+    if (fields.length > 1 && !operation.definition.directives?.some((d) => d.name.value === MULTIPLE_ROOT_FIELDS))
+      throw subscriptionRootFields();
+    if (fields.some((f) => f.name.startsWith("__"))) throw subscriptionIntrospection();
     if (fields.some((f) => answeredByCall(operation, f))) {
+      if (fields.length > 1) throw subscriptionFieldNotSupported("action or remote field beside other root fields");
       const [root] = planQuery(execution.model, operation, operation.variables, fields);
       if (root?.kind === "async_action_query") return this.startActionResult(root, operation, execution, subscriber, showsInternal);
       throw subscriptionFieldNotSupported(root?.kind ?? "none");
@@ -132,11 +144,15 @@ export class SubscriptionExecutor {
   }
 
   private async compile(operation: CheckedOperation, execution: Execution, slotted: CheckedOperation["variables"], key: string) {
-    const [field] = planQuery(execution.model, operation, slotted, rootFields(operation, slotted));
-    if (!field || field.kind === "typename" || field.kind === "action" || field.kind === "async_action_query" || field.kind === "remote")
-      throw subscriptionFieldNotSupported(field?.kind ?? "none");
-    // Rows joined to a remote schema would need a remote call per poll: not served over subscriptions.
-    if (remoteJoinNodes(field).length > 0) throw subscriptionFieldNotSupported("remote relationship");
+    const fields = planQuery(execution.model, operation, slotted, rootFields(operation, slotted));
+    const [field] = fields;
+    if (!field) throw subscriptionFieldNotSupported("none");
+    if (fields.length > 1 && fields.some((f) => f.kind === "select_stream")) throw streamNotAlone();
+    for (const f of fields) {
+      if (f.kind !== "select_stream" && !isDataField(f)) throw subscriptionFieldNotSupported(f.kind);
+      // Rows joined to a remote schema would need a remote call per poll: not served over subscriptions.
+      if (remoteJoinNodes(f).length > 0) throw subscriptionFieldNotSupported("remote relationship");
+    }
     const ctx = compileContext(operation, execution, { planning: true, bounded: true });
     const prefix = `{"data":{${JSON.stringify(field.key)}:`;
     let compiled: CompiledSubscription;
@@ -148,7 +164,14 @@ export class SubscriptionExecutor {
       const multiplexed = multiplexedStream(batch, types);
       compiled = { own, multiplexed, prefix, estimates: new Map(), stream: true };
     } else {
-      const sql = compileRootField(ctx, field);
+      const data = fields as DataField[];
+      const sql =
+        data.length === 1
+          ? compileRootField(ctx, field as DataField)
+          : manyRootFields(
+              data.map((f) => compileRootField(ctx, f)),
+              data,
+            );
       checkStatement(ctx.subqueries, execution.bounds);
       const own = ownLive(sql);
       const types = await parameterTypes(execution.db, own, execution.signal);
@@ -157,4 +180,18 @@ export class SubscriptionExecutor {
     this.compiled.set(key, compiled, compiled.multiplexed.text.length);
     return compiled;
   }
+}
+
+/**
+ * Several root fields (`@_multiple_top_level_fields`) as one text: the first field's JSON, then
+ * `,"<key>":` and the next field's, so that the answer fits in the first field's prefix as one
+ * field's does. A field whose JSON is SQL NULL (a row by primary key not found) is `null`.
+ */
+function manyRootFields(values: Sql[], fields: DataField[]): Sql {
+  const parts = values.map((value, i) => {
+    const json = sql`coalesce((${value})::text, 'null')`;
+    if (i === 0) return json;
+    return sql`${`,${JSON.stringify((fields[i] as DataField).key)}:`}::text || ${json}`;
+  });
+  return join(parts, sql` || `);
 }

@@ -15,6 +15,7 @@ import {
   KnownTypeNamesRule,
   NoFragmentCyclesRule,
   NoUnusedVariablesRule,
+  SingleFieldSubscriptionsRule,
   specifiedRules,
   UniqueDirectivesPerLocationRule,
   type ValidationRule,
@@ -37,6 +38,9 @@ import {
 
 const REPLACED = new Map<unknown, ValidationRule | null>([
   [NoUnusedVariablesRule, null],
+  // Hasura counts a subscription's root fields when it plans it, and words the error its own way
+  // (executors/subscription.ts); `@_multiple_top_level_fields` lifts the rule there.
+  [SingleFieldSubscriptionsRule, null],
   [ValuesOfCorrectTypeRule, HasuraValuesRule],
   [FieldsOnCorrectTypeRule, HasuraFieldsRule],
   [KnownArgumentNamesRule, HasuraArgumentsRule],

@@ -96,6 +96,13 @@ function locationOf(ancestors: ReadonlyArray<unknown>): string | null {
   }
 }
 
+/**
+ * Hasura's directive letting a subscription select several root fields, answered together by one
+ * multiplexed statement (server/src-lib/Hasura/GraphQL/Execute.hs; its own tests use it, and it is
+ * not in the schema's introspection): accepted on a subscription only.
+ */
+export const MULTIPLE_ROOT_FIELDS = "_multiple_top_level_fields";
+
 /** Unknown, misplaced and repeated directives, in Hasura's words. */
 export function HasuraDirectivesRule(context: ValidationContext): ASTVisitor {
   const schema = context.getSchema();
@@ -111,9 +118,13 @@ export function HasuraDirectivesRule(context: ValidationContext): ASTVisitor {
       }
     },
     Directive(node, _key, _parent, _path, ancestors) {
+      const location = locationOf(ancestors);
+      if (node.name.value === MULTIPLE_ROOT_FIELDS) {
+        if (location !== "SUBSCRIPTION") report(context, node, misplacedDirective(node.name.value, location ?? "FIELD", "$"));
+        return;
+      }
       const def = schema.getDirective(node.name.value);
       if (!def) return report(context, node, unknownDirective(node.name.value, "$"));
-      const location = locationOf(ancestors);
       if (location && !def.locations.includes(location as (typeof def.locations)[number]))
         report(context, node, misplacedDirective(node.name.value, location, "$"));
     },

@@ -1,5 +1,6 @@
 /**
- * GraphQL over WebSocket on `/v1/graphql`, as Hasura serves it: the protocol is chosen by
+ * GraphQL over WebSocket on `/v1/graphql` (and the legacy `/v1alpha1/graphql`, whose answers over a
+ * socket are the same), as Hasura serves it: the protocol is chosen by
  * `Sec-WebSocket-Protocol`, `graphql-transport-ws` (graphql-ws) when the client offers it, else
  * the legacy `graphql-ws` (subscriptions-transport-ws), which is also what a client naming no
  * protocol gets. Every socket is closed with 1012 when the served metadata changes (so a revoked
@@ -28,7 +29,7 @@ export interface WebSocketOptions {
   logger: { error(details: object, message: string): void };
 }
 
-const PATHS = new Set(["/v1/graphql"]);
+const PATHS = new Set(["/v1/graphql", "/v1alpha1/graphql"]);
 
 /** `graphql-transport-ws` when offered, else the legacy protocol (also when none is named). */
 function chooseProtocol(offered: Set<string>): string | false {
