@@ -49,6 +49,8 @@ export interface TestPlan {
   inline?: InlineTest;
   /** 1-based steps of the case file left out, with the reason; the other steps run in order. */
   skipSteps?: Record<number, string>;
+  /** Sockets speak `graphql-transport-ws` (check_query_f's gqlws=True) rather than Apollo's protocol. */
+  gqlws?: boolean;
 }
 
 /** "class": setup/teardown once; "method": around each test; "mutation": schema_* once and values_* around each test. */
@@ -80,6 +82,10 @@ export interface ClassPlan {
   };
   /** Engine settings for this class over the runner's defaults (service.ts). */
   env?: Record<string, string>;
+  /** A body POSTed to /v1/query before the class's setup (what upstream's test database already holds). */
+  prelude?: unknown;
+  /** The class-scoped ws_conn_init (Apollo) or ws_conn_init_graphql_ws fixture: the client initialised before the first test. */
+  wsInit?: "apollo" | "graphql-ws";
 }
 
 export interface FolderPlan {
@@ -159,7 +165,7 @@ function testPlans(test: ManifestClass["tests"][number]): TestPlan[] {
   const xfail = /xfail/.test(marks) ? marks : undefined;
   const skip = SPECIAL_SKIPS[test.name] ?? (/mark\.skip/.test(marks) ? `upstream ${marks}` : undefined);
   if (test.files.length === 0)
-    return [{ name: test.name, file: "", how: "inline", kw: {}, transports: [], skip: "inline Python test, no YAML case" }];
+    return [{ name: test.name, file: "", how: "inline", kw: {}, transports: [], skip: skip ?? "inline Python test, no YAML case" }];
   return test.files.map((f) => ({
     name: test.name,
     file: f.file,

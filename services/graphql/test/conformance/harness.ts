@@ -2,7 +2,8 @@
  * Runs one test class the way tests-py does: the helper servers its fixtures start (the actions
  * webhook, a remote schema), a fresh service, the class's state fixtures (setup/teardown per class
  * or per method; schema_* once and values_* around each mutation test), then each test in order
- * (a case file, or the port of a Python test body), over HTTP only.
+ * (a case file, or the port of a Python test body), once per transport it names: HTTP, then over a
+ * WebSocket (`websocket`), then as a subscription (`subscription`), each reported as its own result.
  */
 
 import { type RemoteSchemaServer, startActionsRemoteJoinSchema } from "./actions-remote-schema.js";
@@ -14,9 +15,12 @@ import { emptyRemoved, mentionsPostgis, postgisSkipReason, type Removed, stripPo
 import { type RemoteRelationshipsServer, startRemoteRelationshipsServer } from "./remote-relationships-server.js";
 import { startRemoteSchemaPermsServers } from "./remote-schema-perms-server.js";
 import { type GqlServer, startGqlServer } from "./remote-schemas-server.js";
-import { runCase } from "./run-case.js";
+import { type RunOptions, runCase, type Transport } from "./run-case.js";
 import { type Reply, type Service, startService, TimeoutError, withTimeout } from "./service.js";
 import { type CaseBase, type CaseResult, failed, skipped } from "./types.js";
+import { HarnessWsClient, type Protocol } from "./ws-client.js";
+
+const TRANSPORTS: readonly Transport[] = ["http", "websocket", "subscription"];
 
 export const CLASS_TIMEOUT_MS = Number(process.env.CONFORMANCE_CLASS_TIMEOUT_MS ?? 300_000);
 
@@ -31,6 +35,18 @@ interface ClassState {
   aborted: boolean;
   /** Tests finished (a test may add more than one result: its skipped steps). */
   done: number;
+  /** The class's WebSocket client fixtures (conftest.py's ws_client and ws_client_graphql_ws), made on first use. */
+  clients: Partial<Record<Protocol, HarnessWsClient>>;
+}
+
+function fixtureClient(state: ClassState, protocol: Protocol): HarnessWsClient {
+  let client = state.clients[protocol];
+  if (!client) {
+    if (!state.service.url) throw new Error("the service does not listen: no WebSocket client");
+    client = new HarnessWsClient(`${state.service.url.replace(/^http/, "ws")}/v1/graphql`, protocol, state.service.adminSecret);
+    state.clients[protocol] = client;
+  }
+  return client;
 }
 
 function describe(reply: Reply): string {
@@ -78,10 +94,10 @@ async function preparePostgis(cls: ClassPlan, state: ClassState): Promise<void> 
 }
 
 /** The port of a Python test body: pass when it returns, fail with its InlineFailure. */
-async function runInline(test: TestPlan, service: Service, base: CaseBase): Promise<CaseResult> {
+async function runInline(test: TestPlan, state: ClassState, base: CaseBase): Promise<CaseResult> {
   const started = Date.now();
   try {
-    await test.inline?.(inlineContext(service, base, test));
+    await test.inline?.(inlineContext(state.service, base, test, (protocol) => fixtureClient(state, protocol)));
     return { ...base, outcome: "pass", ms: Date.now() - started };
   } catch (error) {
     const detail = error instanceof InlineFailure ? error.detail : {};
@@ -98,11 +114,15 @@ function skippedSteps(test: TestPlan, base: CaseBase): CaseResult[] {
   }));
 }
 
-async function runTest(cls: ClassPlan, test: TestPlan, state: ClassState): Promise<CaseResult[]> {
-  const base = { folder: cls.folder, className: cls.name, test: test.name, file: test.file };
+/** A test's name in the report: upstream's, with the transport for all but HTTP (pytest's parametrisation). */
+function testName(test: TestPlan, transport: Transport): string {
+  return transport === "http" ? test.name : `${test.name} [${transport}]`;
+}
+
+async function runTest(cls: ClassPlan, test: TestPlan, state: ClassState, transport: Transport): Promise<CaseResult[]> {
+  const base = { folder: cls.folder, className: cls.name, test: testName(test, transport), file: test.file };
   if (test.skip) return [skipped(base, test.skip)];
-  if (!test.transports.includes("http")) return [skipped(base, `transports ${test.transports.join("/")} only (no http)`)];
-  if (test.how === "open") return [skipped(base, "subscription steps file (websocket)")];
+  if (test.how === "open" && !test.inline) return [skipped(base, "subscription steps file (websocket)")];
   let text: string | undefined;
   if (!test.inline) {
     text = readFixtureText(test.file);
@@ -113,7 +133,12 @@ async function runTest(cls: ClassPlan, test: TestPlan, state: ClassState): Promi
   const before = cls.mode === "method" ? state.bodies.setup : cls.mode === "mutation" ? state.bodies.values_setup : undefined;
   const setupError = await applyState(state, cls.mode === "method" ? "setup" : "values_setup", before);
   if (setupError) return [failed(base, `setup failed: ${setupError}`), ...skippedSteps(test, base)];
-  const result = text === undefined ? await runInline(test, state.service, base) : await runCase(state.service, test, text, base);
+  // The engine closes every socket with 1012 when metadata changes (Hasura keeps them open): a
+  // per-method setup tracks tables, so the class's socket fixtures see their close before the test,
+  // whose own "reconnect if closed" then applies.
+  if (before !== undefined) for (const client of Object.values(state.clients)) await client.settle(1000);
+  const options: RunOptions = { transport, ...(test.gqlws ? { gqlws: true } : {}) };
+  const result = text === undefined ? await runInline(test, state, base) : await runCase(state.service, test, text, base, options);
   const after = cls.mode === "method" ? state.bodies.teardown : cls.mode === "mutation" ? state.bodies.values_teardown : undefined;
   const teardownError = await applyState(state, cls.mode === "method" ? "teardown" : "values_teardown", after);
   if (teardownError) state.warnings.push(`after ${shortName(test.file || test.name)}: ${teardownError}`);
@@ -126,16 +151,27 @@ async function runClassBody(cls: ClassPlan, state: ClassState, results: CaseResu
   await preparePostgis(cls, state);
   const classSetup =
     cls.inlineSetup ?? (cls.mode === "class" ? state.bodies.setup : cls.mode === "mutation" ? state.bodies.schema_setup : undefined);
-  const setupError = await applyState(state, cls.inlineSetup ? "inline" : cls.mode === "class" ? "setup" : "schema_setup", classSetup);
+  const preludeError = cls.prelude ? await applyState(state, "inline", cls.prelude) : undefined;
+  const setupError =
+    preludeError ?? (await applyState(state, cls.inlineSetup ? "inline" : cls.mode === "class" ? "setup" : "schema_setup", classSetup));
+  // Class-scoped ws_conn_init / ws_conn_init_graphql_ws: the fixture client's connection, initialised once.
+  const wsInitError =
+    cls.wsInit && !setupError
+      ? await fixtureClient(state, cls.wsInit)
+          .initAsAdmin()
+          .then(() => undefined)
+          .catch((error: Error) => `ws_conn_init failed: ${error.message}`)
+      : undefined;
   for (const test of cls.tests) {
-    if (state.aborted) return;
-    const base = { folder: cls.folder, className: cls.name, test: test.name, file: test.file };
-    const outcome =
-      setupError && !test.skip
-        ? [failed(base, `class setup failed: ${setupError}`), ...skippedSteps(test, base)]
-        : await runTest(cls, test, state);
-    if (state.aborted) return;
-    results.push(...outcome);
+    for (const transport of TRANSPORTS.filter((t) => test.transports.includes(t) || (t === "http" && test.transports.length === 0))) {
+      if (state.aborted) return;
+      const base = { folder: cls.folder, className: cls.name, test: testName(test, transport), file: test.file };
+      const failure = setupError ? `class setup failed: ${setupError}` : wsInitError;
+      const outcome =
+        failure && !test.skip ? [failed(base, failure), ...skippedSteps(test, base)] : await runTest(cls, test, state, transport);
+      if (state.aborted) return;
+      results.push(...outcome);
+    }
     state.done++;
   }
   const classTeardown = cls.mode === "class" ? state.bodies.teardown : cls.mode === "mutation" ? state.bodies.schema_teardown : undefined;
@@ -226,8 +262,8 @@ export async function runClass(cls: ClassPlan, timeoutMs = CLASS_TIMEOUT_MS): Pr
   let helpers: Helpers | undefined;
   try {
     helpers = await startHelpers(cls);
-    const listen = Boolean(cls.helpers?.actionsWebhook || cls.helpers?.graphqlService);
-    service = await startService({ listen, env: { ...cls.env, ...helpers.env } });
+    // Always on a real listener: the webhooks call the engine back, and cases run over WebSockets.
+    service = await startService({ listen: true, env: { ...cls.env, ...helpers.env } });
     if (helpers.webhook && service.url) helpers.webhook.setEngine(service.url);
   } catch (error) {
     await helpers?.close();
@@ -236,7 +272,7 @@ export async function runClass(cls: ClassPlan, timeoutMs = CLASS_TIMEOUT_MS): Pr
       results.push(failed({ folder: cls.folder, className: cls.name, test: test.name, file: test.file }, reason));
     return { results, warnings };
   }
-  const state: ClassState = { service, bodies: {}, warnings, aborted: false, done: 0 };
+  const state: ClassState = { service, bodies: {}, warnings, aborted: false, done: 0, clients: {} };
   try {
     await withTimeout(runClassBody(cls, state, results), timeoutMs, `class ${cls.name}`);
   } catch (error) {
@@ -245,6 +281,7 @@ export async function runClass(cls: ClassPlan, timeoutMs = CLASS_TIMEOUT_MS): Pr
     for (const test of cls.tests.slice(state.done))
       results.push(failed({ folder: cls.folder, className: cls.name, test: test.name, file: test.file }, reason));
   } finally {
+    for (const client of Object.values(state.clients)) client.teardown();
     await service.close();
     await helpers.close();
   }

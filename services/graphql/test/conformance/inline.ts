@@ -6,9 +6,10 @@
  */
 import { type Diff, firstDiff } from "./compare.js";
 import { loadFixture, readFixtureText, type TestPlan } from "./fixtures.js";
-import { type CaseStep, runCase, runStep } from "./run-case.js";
+import { type CaseStep, type RunOptions, runCase, runStep } from "./run-case.js";
 import type { Reply, Service } from "./service.js";
 import type { CaseBase, CaseResult } from "./types.js";
+import type { HarnessWsClient, Protocol } from "./ws-client.js";
 
 export class InlineFailure extends Error {
   constructor(
@@ -33,8 +34,12 @@ export interface InlineContext {
   service: Service;
   /** `hge_ctx.anyq(url, query, headers)`: one POST, nothing checked. */
   anyq(url: string, query: unknown, headers?: Record<string, string>): Promise<Reply>;
-  /** `check_query_f(hge_ctx, file)` over http; throws on the first failing step. */
-  checkQueryFile(file: string): Promise<void>;
+  /** `check_query_f(hge_ctx, file[, transport, gqlws])`, over http unless told; throws on the first failing step. */
+  checkQueryFile(file: string, options?: RunOptions): Promise<void>;
+  /** The class's WebSocket client fixture: `ws_client` ("apollo") or `ws_client_graphql_ws`. */
+  ws(protocol: Protocol): HarnessWsClient;
+  /** The engine's admin secret (hge_key), when it has one. */
+  hgeKey: string | undefined;
   /** `check_query(hge_ctx, conf)` over http; returns the response body, throws when it fails. */
   checkQuery(conf: CaseStep): Promise<unknown>;
   /**
@@ -66,7 +71,14 @@ function asFailure(result: CaseResult, what: string): InlineFailure {
 }
 
 /** `test` is the inline test's plan: its case file runs without the steps it leaves out (skipSteps). */
-export function inlineContext(service: Service, base: CaseBase, test: TestPlan): InlineContext {
+export function inlineContext(
+  service: Service,
+  base: CaseBase,
+  test: TestPlan,
+  ws: (protocol: Protocol) => HarnessWsClient = () => {
+    throw new Error("this class has no WebSocket client fixture");
+  },
+): InlineContext {
   const checkOnce = async (conf: CaseStep): Promise<{ result: CaseResult; body: unknown }> => {
     let body: unknown;
     const recording: Service = {
@@ -93,12 +105,14 @@ export function inlineContext(service: Service, base: CaseBase, test: TestPlan):
         });
       return reply;
     },
-    async checkQueryFile(file) {
+    ws,
+    hgeKey: service.adminSecret,
+    async checkQueryFile(file, options) {
       const text = readFixtureText(file);
       if (text === undefined) throw new InlineFailure(`missing fixture ${file}`);
-      const plan: TestPlan = { name: base.test, file, how: "check_query_f", kw: {}, transports: ["http"] };
+      const plan: TestPlan = { name: base.test, file, how: "check_query_f", kw: {}, transports: [options?.transport ?? "http"] };
       if (file === test.file && test.skipSteps) plan.skipSteps = test.skipSteps;
-      const result = await runCase(service, plan, text, { ...base, file });
+      const result = await runCase(service, plan, text, { ...base, file }, options);
       if (result.outcome === "fail") {
         const step = result.steps && result.steps > 1 ? ` step ${result.step}/${result.steps}` : "";
         throw asFailure(result, `check_query_f ${file}${step}`);

@@ -4,7 +4,7 @@
  * `gql_server` (remote-schemas-server.ts, REMOTE_SCHEMAS_WEBHOOK_DOMAIN). A class's autouse
  * `transact` fixture (add a remote schema, or tbls_setup.yaml, before each test; clear_metadata or
  * tbls_teardown.yaml after) wraps each of its tests; test bodies that are Python code are ported
- * below line for line. Not run: the websocket class (no http transport), tests reading
+ * below line for line, the websocket class's over the class's Apollo client. Not run: tests reading
  * queries/graphql_introspection/introspection_user_role.yaml (not stored). introspection.yaml is
  * not stored either: the standard introspection query (graphql-js getIntrospectionQuery) stands in
  * for it, since those tests only read type names, root field names and argument types from it.
@@ -612,18 +612,64 @@ const VALIDATION_CLASSES = [
   ]),
 ];
 
-/** TestRemoteSchemaQueriesOverWebsocket: every test runs over the websocket only. */
-const WEBSOCKET_CLASS = classPlan(
-  "TestRemoteSchemaQueriesOverWebsocket",
-  DIR,
-  ["test_remote_query", "test_remote_query_error", "test_remote_mutation"].map((name) => ({
-    name,
-    file: "",
-    how: "inline",
-    kw: {},
-    transports: ["websocket"],
-  })),
+/**
+ * TestRemoteSchemaQueriesOverWebsocket: tbls_setup.yaml and the class's Apollo client initialised as
+ * admin before each test, tbls_teardown.yaml and clear_metadata after; each test one operation over
+ * the socket, its first `data` message read, then stopped.
+ */
+const overWebsocket = transact(
+  async (ctx) => {
+    await v1qFile(ctx, `${DIR}/tbls_setup.yaml`);
+    await ctx.ws("apollo").initAsAdmin();
+  },
+  async (ctx) => {
+    await v1qFile(ctx, `${DIR}/tbls_teardown.yaml`);
+    await v1q(ctx, clearMetadata);
+  },
 );
+
+/** send_query, then `ev = next(resp)` asserted to be `data` for this id; stopped after `check`. */
+function overSocket(query: string, check: (payload: unknown, ev: unknown) => void): InlineTest {
+  return overWebsocket(async (ctx) => {
+    const ws = ctx.ws("apollo");
+    const id = `q${Math.random().toString(36).slice(2, 8)}`;
+    const next = await ws.sendQuery({ query }, id, 5000);
+    try {
+      const ev = await next();
+      if (ev.type !== "data" || ev.id !== id) throw new InlineFailure(`expected a data message for ${id}`, { actual: ev });
+      check(ev.payload, ev);
+    } finally {
+      await ws.stop(id);
+    }
+  });
+}
+
+const WEBSOCKET_CLASS = classPlan("TestRemoteSchemaQueriesOverWebsocket", DIR, [
+  inline(
+    "test_remote_query",
+    overSocket("query { user(id: 2) { id username } }", (payload, ev) =>
+      assertEqual(dig(payload, "data", "user", "username"), "john", "$.payload.data.user.username", ev),
+    ),
+  ),
+  inline(
+    "test_remote_query_error",
+    overSocket("query { user(id: 2) { generateError username } }", (payload, ev) =>
+      assertEqual(
+        dig(payload, "errors", 0, "message"),
+        'Cannot query field "generateError" on type "User".',
+        "$.payload.errors[0].message",
+        ev,
+      ),
+    ),
+  ),
+  inline(
+    "test_remote_mutation",
+    overSocket('mutation { createUser(id: 42, username: "foobar") { user { id username } } }', (payload, ev) => {
+      assertEqual(dig(payload, "data", "createUser", "user", "id"), 42, "$.payload.data.createUser.user.id", ev);
+      assertEqual(dig(payload, "data", "createUser", "user", "username"), "foobar", "$.payload.data.createUser.user.username", ev);
+    }),
+  ),
+]);
 
 const CLASSES: ClassPlan[] = [
   BASIC_CLASS,

@@ -10,6 +10,18 @@ import { firstDiff, isErrorBody } from "./compare.js";
 import { parseFixture, type TestPlan, V1Q_EXPECTED_ERROR } from "./fixtures.js";
 import type { Service } from "./service.js";
 import { type CaseBase, type CaseResult, failed } from "./types.js";
+import { type Frame, HarnessWsClient } from "./ws-client.js";
+
+/** check_query's transports: `websocket` sends the operation over a socket, `subscription` turns it into one. */
+export type Transport = "http" | "websocket" | "subscription";
+
+/** How a case runs: its transport, and for sockets whether over `graphql-transport-ws` (`gqlws`) rather than Apollo's protocol. */
+export interface RunOptions {
+  transport: Transport;
+  gqlws?: boolean;
+}
+
+const HTTP: RunOptions = { transport: "http" };
 
 export interface CaseStep {
   description?: string;
@@ -21,17 +33,28 @@ export interface CaseStep {
   allowed_responses?: { response?: unknown }[];
 }
 
-function headersOf(step: CaseStep): Record<string, string> {
+/** The case's headers, and the admin secret when the engine has one (check_query's add_auth). */
+function headersOf(step: CaseStep, service: Service): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(step.headers ?? {})) out[name] = String(value);
+  if (service.adminSecret) out["X-Hasura-Admin-Secret"] = service.adminSecret;
   return out;
 }
 
-/** `check_query` on one case (http): the status must match and, when given, the whole body. */
-export async function runStep(service: Service, step: CaseStep, index: number, steps: number, base: CaseBase): Promise<CaseResult> {
+/** `check_query` on one case: the status must match and, when given, the whole body. */
+export async function runStep(
+  service: Service,
+  step: CaseStep,
+  index: number,
+  steps: number,
+  base: CaseBase,
+  options: RunOptions = HTTP,
+): Promise<CaseResult> {
   const where = { ...base, step: index + 1, steps, url: step.url, description: step.description };
   if (!step.url || step.query === undefined) return failed(where, "case has no url or query");
-  const reply = await service.post(step.url, step.query, headersOf(step)).catch((error: Error) => error);
+  // validate_gql_ws_q serves GraphQL endpoints only; a metadata step of a case file goes over HTTP.
+  if (options.transport !== "http" && /\/(graphql|relay)$/.test(step.url)) return runSocketStep(service, step, where, options);
+  const reply = await service.post(step.url, step.query, headersOf(step, service)).catch((error: Error) => error);
   if (reply instanceof Error) return failed(where, reply.message);
   const expectedStatus = Number(step.status ?? 200);
   const result: CaseResult = { ...where, outcome: "pass", expectedStatus, actualStatus: reply.status };
@@ -50,6 +73,64 @@ export async function runStep(service: Service, step: CaseStep, index: number, s
     actual: reply.body,
     errorBodiesOnly: reply.status === expectedStatus && expectations.length > 0 && isErrorBody(expected) && isErrorBody(reply.body),
   };
+}
+
+/**
+ * validate_gql_ws_q: the operation over a fresh connection (initialised with the case's headers,
+ * or as admin), its first message compared with the case's response; a query then completes, a
+ * subscription (`via_subscription`: `query` turned into `subscription @_multiple_top_level_fields`)
+ * is stopped. Over graphql-ws an `error` message's payload is the list of errors.
+ */
+async function runSocketStep(service: Service, step: CaseStep, where: CaseResult | CaseBase, options: RunOptions): Promise<CaseResult> {
+  if (!service.url) return failed(where, "the service does not listen: no WebSocket to run the case over");
+  if (!("response" in step)) return failed(where, "a case run over a WebSocket needs a response (validate_gql_ws_q)");
+  const query = { ...(step.query as Record<string, unknown>) };
+  if (options.transport === "subscription") {
+    const text = String(query.query ?? "");
+    if (!text.startsWith("query ")) return failed(where, `a case run as a subscription must start with "query ": ${text.slice(0, 40)}`);
+    query.query = `subscription${text.slice("query".length).replace("{", " @_multiple_top_level_fields {")}`;
+  }
+  const client = new HarnessWsClient(
+    `${service.url.replace(/^http/, "ws")}${step.url}`,
+    options.gqlws ? "graphql-ws" : "apollo",
+    service.adminSecret,
+  );
+  const expected = step.response;
+  const result: CaseResult = { ...where, outcome: "pass" };
+  try {
+    const headers = headersOf(step, service);
+    await (Object.keys(headers).length === 0 ? client.initAsAdmin() : client.init(headers));
+    const next = await client.sendQuery(query as Frame, "hge_test");
+    const first = await next();
+    const expectsError = typeof expected === "object" && expected !== null && ("errors" in expected || "error" in expected);
+    const allowed = expectsError ? ["data", "error", "next"] : ["data", "next"];
+    if (!allowed.includes(String(first.type)))
+      return { ...result, outcome: "fail", reason: `first message is ${first.type}`, actual: first };
+    if (!("payload" in first)) return { ...result, outcome: "fail", reason: "first message has no payload", actual: first };
+    const payload = options.gqlws && first.type === "error" ? { errors: first.payload } : first.payload;
+    if (options.transport === "subscription") {
+      await client.stop("hge_test");
+      if (!options.gqlws) await client.expectNoEvent(0);
+    } else {
+      const done = await next();
+      if (done.type !== "complete") return { ...result, outcome: "fail", reason: `expected complete, got ${done.type}`, actual: done };
+    }
+    const diff = firstDiff(expected, payload);
+    if (!diff) return result;
+    return {
+      ...result,
+      outcome: "fail",
+      reason: "response differs",
+      diff,
+      expected,
+      actual: payload,
+      errorBodiesOnly: isErrorBody(expected) && isErrorBody(payload),
+    };
+  } catch (error) {
+    return { ...result, outcome: "fail", reason: (error as Error).message };
+  } finally {
+    client.teardown();
+  }
 }
 
 async function runV1q(service: Service, test: TestPlan, body: unknown, base: CaseBase): Promise<CaseResult> {
@@ -73,7 +154,13 @@ async function runV1q(service: Service, test: TestPlan, body: unknown, base: Cas
   return result;
 }
 
-export async function runCase(service: Service, test: TestPlan, text: string, base: CaseBase): Promise<CaseResult> {
+export async function runCase(
+  service: Service,
+  test: TestPlan,
+  text: string,
+  base: CaseBase,
+  options: RunOptions = HTTP,
+): Promise<CaseResult> {
   const started = Date.now();
   let parsed: unknown;
   try {
@@ -89,7 +176,7 @@ export async function runCase(service: Service, test: TestPlan, text: string, ba
     let soft: CaseResult | undefined;
     for (const [index, step] of steps.entries()) {
       if (test.skipSteps?.[index + 1] !== undefined) continue;
-      const stepResult = await runStep(service, step, index, steps.length, base);
+      const stepResult = await runStep(service, step, index, steps.length, base, options);
       result = stepResult;
       if (stepResult.outcome === "fail" && !stepResult.errorBodiesOnly) break;
       if (stepResult.outcome === "fail") soft ??= stepResult;

@@ -1,6 +1,8 @@
 /**
  * `npm run test:conformance -w services/graphql [-- FILTER...]`: runs Hasura's tests-py Postgres
  * fixtures against the in-process service and reports; it never gates (exit 0 unless it crashes).
+ * Each case runs over every transport upstream names for it (HTTP, a WebSocket, as a subscription);
+ * the subscriptions folders run test_subscriptions.py's bodies (subscriptions-plan.ts).
  * The folders of manifest.json come first, then the Actions area (actions-plan.ts; `-- actions`
  * runs only it), the remote schemas area (remote-schemas-plan.ts; `-- remote_schemas`) and the remote
  * relationships area (remote-relationships-plan.ts; `-- remote_relationships`). FILTERs are substrings matched against folder or case-file paths, or test names. Environment:
@@ -16,6 +18,7 @@ import { loadRemoteRelationshipsPlan } from "./remote-relationships-plan.js";
 import { loadRemoteSchemasPlan } from "./remote-schemas-plan.js";
 import { type FolderSummary, printReport, summarise, writeResults } from "./report.js";
 import { SERVER_URL } from "./service.js";
+import { subscriptionFolders } from "./subscriptions-plan.js";
 import { type CaseResult, failed, skipped } from "./types.js";
 
 const RESULTS_PATH = fileURLToPath(new URL("./results.json", import.meta.url));
@@ -32,13 +35,6 @@ async function runFolder(folder: FolderPlan, filters: string[]): Promise<{ resul
   for (const cls of folder.classes) {
     const tests = cls.tests.filter((t) => matches(filters, folder, t.file, t.name));
     if (tests.length === 0) continue;
-    if (folder.subscription) {
-      for (const t of tests)
-        results.push(
-          skipped({ folder: folder.folder, className: cls.name, test: t.name, file: t.file }, "subscriptions folder (websocket) not run"),
-        );
-      continue;
-    }
     const left = deadline - Date.now();
     if (left <= 0) {
       const reason = `folder timed out after ${FOLDER_TIMEOUT_MS} ms`;
@@ -65,7 +61,12 @@ async function main(): Promise<void> {
   const started = Date.now();
   const summaries: FolderSummary[] = [];
   const all: CaseResult[] = [];
-  for (const folder of [...loadPlan(), ...loadActionsPlan(), ...loadRemoteSchemasPlan(), ...loadRemoteRelationshipsPlan()]) {
+  for (const folder of [
+    ...subscriptionFolders(loadPlan()),
+    ...loadActionsPlan(),
+    ...loadRemoteSchemasPlan(),
+    ...loadRemoteRelationshipsPlan(),
+  ]) {
     const folderStarted = Date.now();
     const { results, warnings } = await runFolder(folder, filters);
     if (results.length === 0) continue;

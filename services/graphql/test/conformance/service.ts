@@ -28,6 +28,8 @@ export interface Service {
   post(url: string, payload: unknown, headers?: Record<string, string>): Promise<Reply>;
   /** `http://127.0.0.1:<port>` when started with `listen`. */
   url?: string;
+  /** The engine's admin secret (tests-py's hge_key), when the class runs with one. */
+  adminSecret?: string;
   close(): Promise<void>;
 }
 
@@ -118,9 +120,17 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       throw error;
     }
   }
+  const adminSecret = options.env?.HASURA_GRAPHQL_ADMIN_SECRET;
+  // hge_ctx.v1q / v1metadataq send the admin secret; GraphQL requests carry what the case gives (check_query adds it).
+  const withSecret = (path: string, headers: Record<string, string>) =>
+    adminSecret && !/graphql|relay/.test(path) && !Object.keys(headers).some((h) => h.toLowerCase() === "x-hasura-admin-secret")
+      ? { ...headers, "X-Hasura-Admin-Secret": adminSecret }
+      : headers;
   return {
-    post: (path, payload, headers = {}) => withTimeout(inject(service.app, path, payload, headers), REQUEST_TIMEOUT_MS, `POST ${path}`),
+    post: (path, payload, headers = {}) =>
+      withTimeout(inject(service.app, path, payload, withSecret(path, headers)), REQUEST_TIMEOUT_MS, `POST ${path}`),
     ...(url ? { url } : {}),
+    ...(adminSecret ? { adminSecret } : {}),
     async close() {
       await withTimeout(service.close(), 10_000, "service close").catch(() => {});
       await withTimeout(database.drop(), 20_000, "drop database").catch(() => {});
