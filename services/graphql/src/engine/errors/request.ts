@@ -66,6 +66,11 @@ export function noMutations(): HasuraError {
   return new HasuraError("validation-failed", "no mutations exist", "$");
 }
 
+/** A subscription for a role that has no subscription root: no table it may read (Execute.hs). */
+export function noSubscriptions(): HasuraError {
+  return new HasuraError("validation-failed", "no subscriptions exist", "$");
+}
+
 /** A subscription sent to /v1/graphql over HTTP (Transport/HTTP.hs). */
 export function subscriptionOverHttp(): HasuraError {
   return new HasuraError("validation-failed", "subscriptions are not supported over HTTP, use websockets instead", "$");

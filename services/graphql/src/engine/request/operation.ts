@@ -5,7 +5,7 @@
  * `Operation` the planner and the executors work from; nothing here knows of SQL.
  */
 import { type DocumentNode, type GraphQLSchema, getOperationAST, type OperationDefinitionNode } from "graphql";
-import { noMutations, operationNotFound, persistedQueriesNotEnabled, queryKeyMissing } from "../errors/index.js";
+import { noMutations, noSubscriptions, operationNotFound, persistedQueriesNotEnabled, queryKeyMissing } from "../errors/index.js";
 import type { Variables } from "../plan/values.js";
 import type { VariableUsage } from "./coercion-rule.js";
 import { Documents } from "./document.js";
@@ -77,6 +77,7 @@ export class RequestPipeline {
     this.validator.check(schema, document, validationKey);
     if (!definition) throw operationNotFound(name);
     if (definition.operation === "mutation" && !schema.getMutationType()) throw noMutations();
+    if (definition.operation === "subscription" && !schema.getSubscriptionType()) throw noSubscriptions();
     const key = `${validationKey}\u0000${name ?? ""}`;
     return { query, document, definition, kind: definition.operation, name, schema, session, key };
   }
