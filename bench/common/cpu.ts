@@ -28,7 +28,7 @@ function clockTicks(): number {
 }
 
 /** utime + stime of one process in ms, with its command name; null when unreadable. */
-function processCpu(pid: string | number): { comm: string; ms: number } | null {
+export function processCpu(pid: string | number): { comm: string; ms: number } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const close = stat.lastIndexOf(")");
@@ -41,7 +41,7 @@ function processCpu(pid: string | number): { comm: string; ms: number } | null {
   }
 }
 
-function postgresCpuMs(): number | null {
+export function postgresCpuMs(): number | null {
   try {
     let total = 0;
     for (const pid of readdirSync("/proc")) {

@@ -29,13 +29,20 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
 export const ADMIN_SECRET = "bench-admin-secret";
 
 /** `node --import tsx services/graphql/src/main.ts` from the repository root. `cpuProfileDir` adds --cpu-prof. */
-export async function startOurs(root: string, databaseUrl: string, poolSize: number, cpuProfileDir?: string): Promise<Server> {
+export async function startOurs(
+  root: string,
+  databaseUrl: string,
+  poolSize: number,
+  cpuProfileDir?: string,
+  /** More settings, and another entry point than the service's own (a bench's wrapper of it). */
+  extra: { env?: Record<string, string>; entry?: string } = {},
+): Promise<Server> {
   const port = await freePort();
   const profile = cpuProfileDir ? ["--cpu-prof", "--cpu-prof-dir", cpuProfileDir] : [];
   return startServer({
     name: "ours",
     command: process.execPath,
-    args: [...profile, "--import", "tsx", "services/graphql/src/main.ts"],
+    args: [...profile, "--import", "tsx", extra.entry ?? "services/graphql/src/main.ts"],
     cwd: root,
     env: {
       HASURA_GRAPHQL_DATABASE_URL: databaseUrl,
@@ -46,6 +53,7 @@ export async function startOurs(root: string, databaseUrl: string, poolSize: num
       HASURA_GRAPHQL_PG_CONNECTIONS: String(poolSize),
       // As deployed, and as PostGraphile runs below: graphql-js skips its development checks.
       NODE_ENV: "production",
+      ...extra.env,
     },
     port,
     ready: async (url) => (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) })).status === 200,
