@@ -7,7 +7,7 @@ export { statementName } from "./pg.js";
 import { openPglite } from "./pglite.js";
 import type { Database, DatabaseOptions } from "./types.js";
 
-export type { Database, DatabaseOptions, Queryable, QueryOptions, QueryResult, TransactionOptions } from "./types.js";
+export type { Database, DatabaseOptions, ListenHandlers, Queryable, QueryOptions, QueryResult, TransactionOptions } from "./types.js";
 export { ResponseTooLargeError } from "./types.js";
 
 /** Opens a PostgreSQL server when a URL is given, otherwise the embedded PGlite engine. */

@@ -6,6 +6,7 @@ import { type Checkout, cancellable, connectCancellable } from "./pg-cancel.js";
 import {
   type Database,
   type DatabaseOptions,
+  type ListenHandlers,
   type Queryable,
   type QueryOptions,
   type QueryResult,
@@ -190,6 +191,74 @@ export function openPostgres(url: string, options: Omit<DatabaseOptions, "url" |
         client.release(checkout.broken);
       }
     },
+    listen: (channel, handlers) => listenOn(url, options.applicationName, channel, handlers),
     close: () => pool.end(),
   };
+}
+
+/** Delays between attempts to listen again: growing to 5 s. */
+const RELISTEN_DELAYS_MS = [100, 250, 500, 1000, 2000, 5000];
+
+/** LISTEN on a client of its own, outside the pool, connected again whenever it is lost. */
+async function listenOn(url: string, applicationName: string | undefined, channel: string, handlers: ListenHandlers) {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let attempts = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString: url, types, ...(applicationName ? { application_name: applicationName } : {}) });
+    next.on("notification", (message) => {
+      if (message.channel === channel) handlers.notify(message.payload ?? "");
+    });
+    // A lost connection: say so, then listen again.
+    const lost = () => {
+      if (client !== next || stopped) return;
+      client = undefined;
+      handlers.state?.(false);
+      retry();
+    };
+    next.on("error", lost);
+    next.on("end", lost);
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${quoteIdent(channel)}`);
+    } catch (error) {
+      next.removeAllListeners("end");
+      await next.end().catch(() => undefined);
+      throw error;
+    }
+    if (stopped) {
+      await next.end().catch(() => undefined);
+      return;
+    }
+    client = next;
+    attempts = 0;
+  };
+  const retry = () => {
+    const delay = RELISTEN_DELAYS_MS[Math.min(attempts, RELISTEN_DELAYS_MS.length - 1)] as number;
+    attempts += 1;
+    timer = setTimeout(() => {
+      connect().then(
+        () => {
+          if (!stopped) handlers.state?.(true);
+        },
+        () => {
+          if (!stopped) retry();
+        },
+      );
+    }, delay);
+    timer.unref();
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    const last = client;
+    client = undefined;
+    await last?.end().catch(() => undefined);
+  };
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
 }

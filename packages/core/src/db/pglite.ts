@@ -83,6 +83,13 @@ export async function openPglite(dataDir?: string): Promise<Database> {
         return result;
       });
     },
+    async listen(channel, handlers) {
+      // The embedded engine is this process: its listening never breaks.
+      const stop = await engine.listen(channel, (payload) => handlers.notify(payload));
+      return async () => {
+        await stop();
+      };
+    },
     close: () => engine.close(),
   };
 }

@@ -57,6 +57,16 @@ export interface Queryable {
   exec(script: string): Promise<void>;
 }
 
+/** What a LISTEN hands on: each notification's payload, and the listening connection's state. */
+export interface ListenHandlers {
+  notify(payload: string): void;
+  /**
+   * The listening connection was lost (false) or listens again (true). Notifications sent while it
+   * was lost are lost with it: a listener that must not miss a change treats `true` as one.
+   */
+  state?(listening: boolean): void;
+}
+
 export interface Database extends Queryable {
   /** `postgres` for a server reached through a pg pool, `pglite` for the embedded engine. */
   readonly kind: "postgres" | "pglite";
@@ -67,6 +77,12 @@ export interface Database extends Queryable {
   readonly driver: unknown;
   /** Runs `work` in one transaction on one connection; commits on success, rolls back on throw. */
   transaction<T>(work: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /**
+   * LISTENs on `channel` on a connection of its own (the pool's connections stay for statements),
+   * connected again with a growing delay whenever it is lost; resolves once listening, to the
+   * function that stops listening and closes that connection.
+   */
+  listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

@@ -45,6 +45,7 @@ export function recordingErrors(db: Database, last: { error?: string }): Databas
     driver: db.driver,
     ...wrap(db),
     transaction: (work, options) => db.transaction((tx) => work(wrap(tx)), options),
+    listen: (channel, handlers) => db.listen(channel, handlers),
     close: () => db.close(),
   };
 }

@@ -1,0 +1,76 @@
+/**
+ * LISTEN on a connection of its own: every NOTIFY on the channel reaches the handler with its
+ * payload (a transaction's on commit, none on rollback), other channels' do not; on PostgreSQL a
+ * lost listening connection is reported, listened again and reported back, and notifications
+ * flow again; stopping closes that connection.
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Database, sql } from "../src/index.js";
+import { open, type Target, targets } from "./targets.js";
+
+async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe.each(targets)("listen on $name", (target: Target) => {
+  let db: Database;
+  const channel = `core_listen_${randomBytes(4).toString("hex")}`;
+  beforeAll(async () => {
+    db = await open(target);
+  });
+  afterAll(async () => db?.close());
+
+  it("hands on each notification of its channel, a transaction's on commit only", async () => {
+    const payloads: string[] = [];
+    const stop = await db.listen(channel, { notify: (payload) => payloads.push(payload) });
+    try {
+      await db.query(sql`SELECT pg_notify(${channel}, ${"first"})`);
+      await db.query(sql`SELECT pg_notify(${`${channel}_other`}, ${"elsewhere"})`);
+      await db.transaction(async (tx) => {
+        await tx.query(sql`SELECT pg_notify(${channel}, ${"committed"})`);
+      });
+      await db
+        .transaction(async (tx) => {
+          await tx.query(sql`SELECT pg_notify(${channel}, ${"rolled back"})`);
+          throw new Error("roll back");
+        })
+        .catch(() => undefined);
+      await db.query(sql`SELECT pg_notify(${channel}, ${"last"})`);
+      await until(() => payloads.includes("last"));
+      expect(payloads).toEqual(["first", "committed", "last"]);
+    } finally {
+      await stop();
+    }
+    await db.query(sql`SELECT pg_notify(${channel}, ${"after stop"})`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(payloads).not.toContain("after stop");
+  });
+
+  it.runIf(target.name === "postgres")("reports a lost listening connection, listens again and says so", async () => {
+    const payloads: string[] = [];
+    const states: boolean[] = [];
+    const lost = `${channel}_lost`;
+    const stop = await db.listen(lost, { notify: (payload) => payloads.push(payload), state: (listening) => states.push(listening) });
+    try {
+      const listener = async () =>
+        (await db.query<{ pid: number }>(sql`SELECT pid FROM pg_stat_activity WHERE query = ${`LISTEN "${lost}"`}`)).rows[0]?.pid;
+      const pid = await listener();
+      expect(pid).toBeDefined();
+      await db.query(sql`SELECT pg_terminate_backend(${pid})`);
+      await until(() => states.length === 2);
+      expect(states).toEqual([false, true]);
+      const again = await listener();
+      expect(again).toBeDefined();
+      expect(again).not.toBe(pid);
+      await db.query(sql`SELECT pg_notify(${lost}, ${"after"})`);
+      await until(() => payloads.includes("after"));
+    } finally {
+      await stop();
+    }
+  });
+});
