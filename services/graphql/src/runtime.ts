@@ -10,6 +10,7 @@ import { introspect, introspectBaseTypes } from "./engine/catalog/introspect.js"
 import { runSql, type SqlRunner } from "./engine/catalog/run-sql.js";
 import { sqlRunnerFor } from "./engine/catalog/run-sql-adapters.js";
 import type { PgCatalog } from "./engine/catalog/types.js";
+import type { Dependencies } from "./engine/compiler/context.js";
 import type { HasuraError } from "./engine/errors/index.js";
 import { Engine, type EngineOptions, type GraphQLRequest, type GraphQLResponse, type Started } from "./engine/execute.js";
 import { StatementCounter } from "./engine/executors/statement-counter.js";
@@ -63,6 +64,11 @@ export class GraphqlRuntime {
   onMetadataChange(listener: () => void): () => void {
     this.metadataListeners.add(listener);
     return () => this.metadataListeners.delete(listener);
+  }
+
+  /** What the current engine's live pollers read, one entry per poller. */
+  get pollerReads(): Dependencies[] {
+    return this.engine.pollerReads;
   }
 
   /** Subscribers the current engine serves. */

@@ -9,7 +9,7 @@
  */
 import type { Database, Logger } from "@platform/core";
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from "graphql";
-import type { CompileOptions } from "./compiler/context.js";
+import type { CompileOptions, Dependencies } from "./compiler/context.js";
 import { errorBody } from "./errors/body.js";
 import { HasuraError, RemoteErrors, remoteSubscriptionNotSupported, requestCancelled, subscriptionOverHttp } from "./errors/index.js";
 import { fromPostgres } from "./errors/postgres.js";
@@ -206,6 +206,11 @@ export class Engine {
   /** Stops what outlives requests (the subscriptions' pollers): the engine is replaced or the server stops. */
   close(): void {
     this.subscriptions.close();
+  }
+
+  /** What the statements of the live pollers now running read (tables, and what cannot be observed). */
+  get pollerReads(): Dependencies[] {
+    return this.subscriptions.pollerReads;
   }
 
   /** Subscribers this engine serves now. */

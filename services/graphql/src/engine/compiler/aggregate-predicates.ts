@@ -40,6 +40,6 @@ export function aggregatePredicateExp(ctx: CompileContext, alias: string, rel: R
     source === "permission" ? sql`true` : permissionFilter(ctx, target, targetAlias),
     compileBoolExp(ctx, target, targetAlias, input.filter, source),
   ]);
-  const subquery = sql`(SELECT ${aggregate} FROM ${ident(target.schema, target.name)} AS ${ident(targetAlias)} WHERE ${where})`;
+  const subquery = sql`(SELECT ${aggregate} FROM ${ctx.relation(target)} AS ${ident(targetAlias)} WHERE ${where})`;
   return compareExpression(ctx, target, targetAlias, scalarColumn(fn === "count" ? "int4" : "bool"), subquery, input.predicate, source);
 }

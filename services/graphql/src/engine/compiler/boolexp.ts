@@ -117,7 +117,7 @@ function existsExp(ctx: CompileContext, value: unknown, source: ExpSource, root:
   if (!t) return TRUE;
   const table = ctx.table(`${t.schema}.${t.name}`);
   const alias = ctx.alias();
-  return sql`EXISTS (SELECT 1 FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${compileBoolExp(ctx, table, alias, spec._where, source, root)})`;
+  return sql`EXISTS (SELECT 1 FROM ${ctx.relation(table)} AS ${ident(alias)} WHERE ${compileBoolExp(ctx, table, alias, spec._where, source, root)})`;
 }
 
 /** A relationship in a filter: some related row (readable by the role) matches. */
@@ -136,7 +136,7 @@ function relationshipExp(
   // Permission rules are evaluated with full access to the related table; user filters see only what the role may read.
   const permission = source === "permission" ? sql`true` : permissionFilter(ctx, target, targetAlias);
   const nested = compileBoolExp(ctx, target, targetAlias, value, source, root);
-  return sql`EXISTS (SELECT 1 FROM ${ident(target.schema, target.name)} AS ${ident(targetAlias)} WHERE ${and([joinOn, permission, nested])})`;
+  return sql`EXISTS (SELECT 1 FROM ${ctx.relation(target)} AS ${ident(targetAlias)} WHERE ${and([joinOn, permission, nested])})`;
 }
 
 export function joinCondition(rel: Pick<RelationshipModel, "mapping">, parentAlias: string, targetAlias: string): Sql {

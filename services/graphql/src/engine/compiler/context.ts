@@ -1,5 +1,5 @@
 /** State shared while compiling one operation's plan: fresh table aliases, the session, the role's view of the model. */
-import { type Sql, sql } from "@platform/core";
+import { ident, type Sql, sql } from "@platform/core";
 import { missingSessionVariable, noSelectPermission, operationSizeLimitExceeded, untrackedTable } from "../errors/index.js";
 import { LIMIT_SETTINGS } from "../limits/statements.js";
 import { type SelectAccess, selectAccess } from "../model/access.js";
@@ -18,8 +18,21 @@ export interface CompileOptions {
   maxSubqueries?: number | undefined;
 }
 
+/**
+ * What a compiled statement reads: the tables (`schema.name`) whose writes can change its answer,
+ * and what else it reads whose changes the engine cannot observe (a view or another relation that
+ * is not a plain table, a function's body), each named. A live query whose statement reads only
+ * tables can be polled when one of them changed; one that reads anything opaque cannot.
+ */
+export interface Dependencies {
+  tables: Set<string>;
+  opaque: Set<string>;
+}
+
 export class CompileContext {
   private aliases = 0;
+  /** What the statements compiled with this context read (every FROM goes through `relation`). */
+  readonly reads: Dependencies = { tables: new Set(), opaque: new Set() };
 
   constructor(
     readonly model: Model,
@@ -45,6 +58,19 @@ export class CompileContext {
   /** The subqueries (aliases) made so far. */
   get subqueries(): number {
     return this.aliases;
+  }
+
+  /** A tracked table or view as a statement reads it, recorded as a dependency. */
+  relation(table: TableModel): Sql {
+    const name = `${table.schema}.${table.name}`;
+    if (table.kind === "table" || table.kind === "partitioned_table") this.reads.tables.add(name);
+    else this.reads.opaque.add(`${table.kind.replace("_", " ")} ${name}`);
+    return sql`${ident(table.schema, table.name)}`;
+  }
+
+  /** A function called by a statement: what it reads is not known. */
+  callsFunction(schema: string, name: string): void {
+    this.reads.opaque.add(`function ${schema}.${name}`);
   }
 
   table(key: string): TableModel {

@@ -62,6 +62,7 @@ export function functionCall(ctx: CompileContext, call: FunctionCallModel, row: 
     if (sqlName === null) throw positionalArgumentOmitted(argsPath(path));
     named.push(sql`${ident(sqlName)} => ${value}`);
   }
+  ctx.callsFunction(call.schema, call.name);
   return sql`${ident(call.schema, call.name)}(${join([...positional, ...named])})`;
 }
 

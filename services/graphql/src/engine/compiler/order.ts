@@ -49,7 +49,7 @@ function relatedRows(
     return {
       target,
       targetAlias,
-      from: sql`FROM ${ident(target.schema, target.name)} AS ${ident(targetAlias)} WHERE ${where}`,
+      from: sql`FROM ${ctx.relation(target)} AS ${ident(targetAlias)} WHERE ${where}`,
       object: rel.kind === "object",
     };
   }

@@ -57,7 +57,7 @@ function remoteJoinValue(ctx: CompileContext, table: TableModel, alias: string, 
 export function objectJson(ctx: CompileContext, table: TableModel, fields: RowField[], parent: Parent): Sql {
   const alias = ctx.alias();
   const where = and([joinCondition(parent.rel, parent.alias, alias), permissionFilter(ctx, table, alias)]);
-  return sql`(SELECT ${rowJson(ctx, table, alias, fields)} FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${where} LIMIT 1)`;
+  return sql`(SELECT ${rowJson(ctx, table, alias, fields)} FROM ${ctx.relation(table)} AS ${ident(alias)} WHERE ${where} LIMIT 1)`;
 }
 
 interface Source {
@@ -78,7 +78,7 @@ function rowSource(
   /** Hasura applies a select permission's row limit to row lists, not to aggregates. */
   permissionLimit = true,
   /** What the rows come from: the table, or a function call returning its rows. */
-  relation: Sql = sql`${ident(table.schema, table.name)}`,
+  relation: Sql = ctx.relation(table),
   /** The limit keeps the rows that tie with the last one (`FETCH FIRST n ROWS WITH TIES`: a stream's batch). */
   ties = false,
 ): Source {
@@ -159,7 +159,7 @@ export function byPkJson(ctx: CompileContext, node: Extract<QueryField, { kind: 
     return sql`${ident(alias, name)} = ${pk[column?.field ?? name]}`;
   });
   const where = and([...keys, permissionFilter(ctx, table, alias)]);
-  return sql`(SELECT ${rowJson(ctx, table, alias, node.fields)} FROM ${ident(table.schema, table.name)} AS ${ident(alias)} WHERE ${where} LIMIT 1)`;
+  return sql`(SELECT ${rowJson(ctx, table, alias, node.fields)} FROM ${ctx.relation(table)} AS ${ident(alias)} WHERE ${where} LIMIT 1)`;
 }
 
 export function aggregateJson(ctx: CompileContext, node: AggregateNode, parent: Parent | null, relation?: Sql): Sql {

@@ -7,6 +7,7 @@
  * a poll statement carries more cohorts, never more subqueries.
  */
 import { type Compiled, join, type Sql, sql } from "@platform/core";
+import type { Dependencies } from "../compiler/context.js";
 import { compileRootField } from "../compiler/root.js";
 import { resolveParams } from "../compiler/slot.js";
 import { compileStream } from "../compiler/stream.js";
@@ -51,6 +52,8 @@ interface CompiledSubscription {
   estimates: CostEstimates;
   /** Whether it is a stream (its cohorts move on with their cursor). */
   stream: boolean;
+  /** What its statement reads: the tables whose writes can change its answers, and what cannot be observed. */
+  reads: Dependencies;
 }
 
 export interface SubscriptionOptions extends Omit<PollerOptions, "showsInternal"> {
@@ -66,6 +69,17 @@ export class SubscriptionExecutor {
   private readonly repeating = new Set<() => void>();
 
   constructor(private readonly options: SubscriptionOptions) {}
+
+  /** What each poller's statement reads. */
+  private readonly reads = new WeakMap<LivePoller, Dependencies>();
+
+  /** What the statements of the pollers now running read, one entry per poller. */
+  get pollerReads(): Dependencies[] {
+    return [...this.pollers.values()].flatMap((poller) => {
+      const reads = this.reads.get(poller);
+      return reads ? [reads] : [];
+    });
+  }
 
   /** Subscribers now served, over every poller. */
   get subscribers(): number {
@@ -104,6 +118,7 @@ export class SubscriptionExecutor {
         if (this.pollers.get(key) === created) this.pollers.delete(key);
       };
       const created: LivePoller = new LivePoller(execution.db, compiled.multiplexed, compiled.prefix, options, forget, compiled.stream);
+      this.reads.set(created, compiled.reads);
       this.pollers.set(key, created);
       poller = created;
     }
@@ -162,7 +177,7 @@ export class SubscriptionExecutor {
       const own = ownStream(batch);
       const types = await parameterTypes(execution.db, own, execution.signal);
       const multiplexed = multiplexedStream(batch, types);
-      compiled = { own, multiplexed, prefix, estimates: new Map(), stream: true };
+      compiled = { own, multiplexed, prefix, estimates: new Map(), stream: true, reads: ctx.reads };
     } else {
       const data = fields as DataField[];
       const sql =
@@ -175,7 +190,7 @@ export class SubscriptionExecutor {
       checkStatement(ctx.subqueries, execution.bounds);
       const own = ownLive(sql);
       const types = await parameterTypes(execution.db, own, execution.signal);
-      compiled = { own, multiplexed: multiplexedLive(sql, types), prefix, estimates: new Map(), stream: false };
+      compiled = { own, multiplexed: multiplexedLive(sql, types), prefix, estimates: new Map(), stream: false, reads: ctx.reads };
     }
     this.compiled.set(key, compiled, compiled.multiplexed.text.length);
     return compiled;

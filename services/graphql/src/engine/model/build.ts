@@ -89,6 +89,7 @@ export function buildModel(metadata: Metadata, catalog: PgCatalog, sourceName = 
       primaryKey: pg.primaryKey?.columns ?? null,
       uniqueConstraints: pg.uniqueConstraints,
       isEnum: meta.is_enum === true,
+      kind: pg.kind,
       mutable: { insert: pg.insertable, update: pg.updatable, delete: pg.deletable },
       enumValues: catalog.enumValues.get(tableKey(pg.schema, pg.name)) ?? [],
       rootFields: rootFieldNames(typeName, meta.configuration),

@@ -114,6 +114,8 @@ export interface TableModel {
   primaryKey: string[] | null;
   uniqueConstraints: Array<{ name: string; columns: string[] }>;
   isEnum: boolean;
+  /** What PostgreSQL holds it as: a table's writes can be observed, a view's come from the tables it reads. */
+  kind: "table" | "view" | "materialized_view" | "foreign_table" | "partitioned_table";
   /** Whether PostgreSQL accepts INSERT / UPDATE / DELETE on it (views only when auto-updatable or with triggers). */
   mutable: { insert: boolean; update: boolean; delete: boolean };
   enumValues: Array<{ value: string; description: string | null }>;
