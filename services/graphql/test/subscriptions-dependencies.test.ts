@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
-import { ADMIN_HEADERS, admin, openService, type Service } from "./support/limits.js";
+import { admin, openService, type Service } from "./support/limits.js";
 
 const ADMIN = { role: "admin", variables: {}, isAdmin: true, useBackendOnly: false };
 const MEMBER = {
