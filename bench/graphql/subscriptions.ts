@@ -20,9 +20,10 @@
  * through a route the bench's wrapper of the service adds, subscriptions-server.ts; what it sends
  * with no subscriber, its metadata and async-action polls, measured first and taken out), the
  * engine's resident memory per subscriber and its CPU (cores) while updating.
- * The engine polls (HASURA_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL, 1000 ms here as in
- * Hasura): the latency it can reach is bounded by the interval, and the idle statements by the
- * number of cohorts / batch size per interval.
+ * Each run twice: with the change signal (a poller polls when a table it reads was written) and
+ * without it (every HASURA_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL, 1000 ms here as in
+ * Hasura), with the write cost of the signal: one single-row UPDATE's time from one connection,
+ * trigger and notification included when the signal is on, against the same without.
  *
  *   npm run bench:graphql-subscriptions -w bench
  *   BENCH_SUBSCRIBERS=2000 BENCH_DURATION=10 npm run bench:graphql-subscriptions -w bench
@@ -47,6 +48,9 @@ const UPDATES_PER_S = positiveNumber(process.env, "BENCH_UPDATES_PER_S", 100);
 const DURATION_S = positiveNumber(process.env, "BENCH_DURATION", 20);
 const REFETCH_MS = positiveNumber(process.env, "BENCH_REFETCH_MS", 1000);
 const IDLE_S = 5;
+/** The change signal on and off (BENCH_SIGNAL=on or off for one of them). */
+const SIGNALS = process.env.BENCH_SIGNAL === "on" ? [true] : process.env.BENCH_SIGNAL === "off" ? [false] : [true, false];
+const WRITES = 2000;
 /** Hasura's anchor: 10,000 live queries on 2 vCPU at 73% CPU, average latency under 1 s. */
 const HASURA = { subscribers: 10_000, cpuCores: 2 * 0.73, latencyMs: 1000 };
 
@@ -175,6 +179,23 @@ async function statements(server: Server): Promise<number> {
   return ((await response.json()) as { sent: number }).sent;
 }
 
+/**
+ * What one single-row UPDATE takes, committed, from one connection (mean of WRITES, after 200 to
+ * warm up), with the trigger and its notification when the signal is on: its cost to writers.
+ */
+async function writeCost(): Promise<number> {
+  const writer = new pg.Client({ connectionString: url });
+  await writer.connect();
+  try {
+    for (let i = 0; i < 200; i++) await writer.query("UPDATE counters SET value = value WHERE id = $1", [1 + (i % 100)]);
+    const started = performance.now();
+    for (let i = 0; i < WRITES; i++) await writer.query("UPDATE counters SET value = value WHERE id = $1", [1 + (i % 100)]);
+    return (performance.now() - started) / WRITES;
+  } finally {
+    await writer.end();
+  }
+}
+
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? null;
 
 async function measure(run: Run, server: Server): Promise<Record<string, number | string | null>> {
@@ -273,24 +294,29 @@ async function main(): Promise<number> {
     `live queries: ${SUBSCRIBERS} subscribers, ${UPDATES_PER_S} updates/s for ${DURATION_S} s, refetch ${REFETCH_MS} ms (engine, PostgreSQL and this load generator on one machine)`,
   );
   const results: Array<Record<string, number | string | null>> = [];
-  for (const run of RUNS) {
-    await prepare();
-    const server = await startOurs(ROOT, url, 8, undefined, {
-      entry: "bench/graphql/subscriptions-server.ts",
-      env: { HASURA_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL: String(REFETCH_MS) },
-    });
-    try {
-      await track(server);
-      const result = await measure(run, server);
-      console.log(`  ${run.name}: ${JSON.stringify(result)}`);
-      results.push(result);
-    } finally {
-      await server.stop();
+  for (const run of RUNS)
+    for (const signal of SIGNALS) {
+      await prepare();
+      const server = await startOurs(ROOT, url, 8, undefined, {
+        entry: "bench/graphql/subscriptions-server.ts",
+        env: {
+          HASURA_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL: String(REFETCH_MS),
+          HASURA_GRAPHQL_LIVE_QUERIES_CHANGE_SIGNAL: String(signal),
+        },
+      });
+      try {
+        await track(server);
+        const result = { ...(await measure(run, server)), signal: signal ? "on" : "off", writeMs: await writeCost() };
+        console.log(`  ${run.name}, signal ${signal ? "on" : "off"}: ${JSON.stringify(result)}`);
+        results.push(result);
+      } finally {
+        await server.stop();
+      }
     }
-  }
   printTable(
     [
       "run",
+      "signal",
       "errors",
       "wrong final",
       "p50 ms",
@@ -301,9 +327,11 @@ async function main(): Promise<number> {
       "background/s",
       "KB/subscriber",
       "engine cores",
+      "write ms",
     ],
     results.map((r) => [
       String(r.run),
+      String(r.signal),
       String(r.errors),
       String(r.wrongFinalValues),
       fixed(r.p50Ms as number),
@@ -314,14 +342,23 @@ async function main(): Promise<number> {
       fixed(r.backgroundPerS as number, 1),
       fixed(r.kbPerSubscriber as number, 1),
       fixed(r.engineCores as number, 2),
+      fixed(r.writeMs as number, 3),
     ]),
   );
   console.log(
     `\nHasura (published, not measured here): ${HASURA.subscribers} live queries on 2 vCPU at ${HASURA.cpuCores.toFixed(2)} cores, mean latency under ${HASURA.latencyMs} ms, refetch 1000 ms`,
   );
+  for (const run of RUNS) {
+    const on = results.find((r) => r.run === run.name && r.signal === "on");
+    const off = results.find((r) => r.run === run.name && r.signal === "off");
+    if (on && off)
+      console.log(
+        `  ${run.name}: with the signal, p50 ${fixed(((on.p50Ms as number) / (off.p50Ms as number)) * 100)}% of without, idle statements ${fixed(on.statementsPerSIdle as number, 1)}/s against ${fixed(off.statementsPerSIdle as number, 1)}/s; a write costs ${fixed((on.writeMs as number) / (off.writeMs as number), 2)}x`,
+      );
+  }
   for (const r of results)
     console.log(
-      `  ${r.run}: mean latency ${fixed(((r.meanMs as number) / HASURA.latencyMs) * 100)}% of Hasura's bound; engine ${fixed(((r.engineCores as number) / HASURA.cpuCores) * 100)}% of Hasura's CPU for ${SUBSCRIBERS} subscribers`,
+      `  ${r.run}, signal ${r.signal}: mean latency ${fixed(((r.meanMs as number) / HASURA.latencyMs) * 100)}% of Hasura's bound; engine ${fixed(((r.engineCores as number) / HASURA.cpuCores) * 100)}% of Hasura's CPU for ${SUBSCRIBERS} subscribers`,
     );
   writeJson(resolve(ROOT, "bench/.data/results/graphql-subscriptions.json"), {
     subscribers: SUBSCRIBERS,

@@ -26,6 +26,7 @@ import { functionsNamedBy } from "./engine/model/build-functions.js";
 import type { Model } from "./engine/model/types.js";
 import { RemoteSchemaRegistry } from "./engine/remote/registry.js";
 import type { Session } from "./engine/request/session.js";
+import { ChangeSignal } from "./engine/subscriptions/change-signal.js";
 import type { Subscriber } from "./engine/subscriptions/poller.js";
 
 export class GraphqlRuntime {
@@ -42,6 +43,10 @@ export class GraphqlRuntime {
   private readonly counter = new StatementCounter();
   /** The database as the engines see it: through the counter. */
   private readonly engineDb: Database;
+  /** Tells live queries when their tables changed (one listening connection per instance); none when turned off. */
+  private readonly signal: ChangeSignal | undefined;
+  /** What every Engine is made with: the options, and the signal. */
+  private readonly engineOptions: EngineOptions;
 
   constructor(
     readonly db: Database,
@@ -55,7 +60,13 @@ export class GraphqlRuntime {
     this.remotes = new RemoteSchemaRegistry(() => options.env ?? process.env);
     this.runner = sqlRunnerFor(db);
     this.engineDb = this.counter.wrap(db);
-    this.engine = new Engine(this.engineDb, buildModel({ version: 3, sources: [] }, { tables: new Map(), enumValues: new Map() }), options);
+    this.signal = options.changeSignal === false ? undefined : new ChangeSignal(db, log);
+    this.engineOptions = this.signal ? { ...options, subscriptions: { ...options.subscriptions, signal: this.signal } } : options;
+    this.engine = new Engine(
+      this.engineDb,
+      buildModel({ version: 3, sources: [] }, { tables: new Map(), enumValues: new Map() }),
+      this.engineOptions,
+    );
   }
 
   /** Called after the served metadata changed (not at the first load). */
@@ -88,6 +99,7 @@ export class GraphqlRuntime {
 
   async init(): Promise<void> {
     await this.store.init();
+    await this.signal?.start();
     await this.refresh(true);
   }
 
@@ -107,7 +119,8 @@ export class GraphqlRuntime {
     await this.rebuild(stored.metadata, stored.resourceVersion);
   }
 
-  private async rebuild(metadata: Metadata, version: number): Promise<void> {
+  /** `prune`: the change came through this instance's metadata API (its metadata is the newest). */
+  private async rebuild(metadata: Metadata, version: number, prune = false): Promise<void> {
     const source = metadata.sources.find((s) => s.name === DEFAULT_SOURCE) ?? metadata.sources[0];
     const tracked = (source?.tables ?? []).map((t) => t.table);
     const catalog: PgCatalog =
@@ -126,8 +139,9 @@ export class GraphqlRuntime {
     model.remoteSchemas = remotes.served;
     model.remoteRelationships = remotes.relationships;
     model.remoteSchemaPermissions = this.options.remoteSchemaPermissions === true;
+    await this.signal?.instrument(model.tables.values(), prune);
     const replaced = this.engine;
-    this.engine = new Engine(this.engineDb, model, this.options);
+    this.engine = new Engine(this.engineDb, model, this.engineOptions);
     this.guard.setApiLimits(metadata.api_limits);
     // What the old engine served is stopped; WebSockets are told to close (1012), so a permission
     // revoked here stops streaming at once, on every instance that picks the change up.
@@ -173,9 +187,10 @@ export class GraphqlRuntime {
   }
 
   /** Stops the current engine's subscriptions (the server stops). */
-  close(): void {
+  async close(): Promise<void> {
     this.stopPolling();
     this.engine.close();
+    await this.signal?.stop();
   }
 
   /** The API limits' error for a batch of `size` operations, if it is too large for the session's role. */
@@ -191,7 +206,7 @@ export class GraphqlRuntime {
       runSql: (args, check) =>
         runSql(this.runner, args, check ? { beforeCommit: async (tx) => check(catalogViewOf(await introspect(tx))) } : {}),
       insertRows: (table, objects) => insertRows(this.db, table, objects),
-      onMetadataChanged: (metadata, version) => this.rebuild(metadata, version),
+      onMetadataChanged: (metadata, version) => this.rebuild(metadata, version, true),
       clearActionLogs: async (actions) => {
         await this.db.query(sql`DELETE FROM hdb_catalog.hdb_action_log WHERE action_name = ANY(${actions}::text[])`);
       },

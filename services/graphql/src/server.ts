@@ -77,6 +77,7 @@ export async function createGraphql(
       logger,
       env: config.environment,
       remoteSchemaPermissions: config.remoteSchemaPermissions,
+      changeSignal: config.liveQueryChangeSignal,
       subscriptions: {
         refetchMs: config.liveQueryRefetchMs,
         batchSize: config.liveQueryBatchSize,
@@ -163,7 +164,7 @@ export async function createGraphql(
     app,
     runtime,
     async close() {
-      runtime.close();
+      await runtime.close();
       await app.close();
       await worker.stop();
       await closeDb();

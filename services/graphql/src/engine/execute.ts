@@ -50,6 +50,11 @@ export interface EngineOptions {
   bounds?: StatementBounds;
   /** How live queries are polled (Hasura's HASURA_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_* settings); Hasura's defaults when absent. */
   subscriptions?: Partial<Omit<SubscriptionOptions, "responseBytes" | "logger">>;
+  /**
+   * Whether live queries poll when the tables they read changed rather than every refetch interval
+   * (HASURA_GRAPHQL_LIVE_QUERIES_CHANGE_SIGNAL, on by default): the runtime makes the signal.
+   */
+  changeSignal?: boolean;
 }
 
 /** A response of /v1/graphql: its JSON text, and whether it reports errors (the legacy endpoint answers those with 400). */
@@ -114,6 +119,7 @@ export class Engine {
       streamRefetchMs: options.subscriptions?.streamRefetchMs ?? 1000,
       streamBatchSize: options.subscriptions?.streamBatchSize ?? 100,
       timeLimitMs: options.subscriptions?.timeLimitMs ?? 0,
+      signal: options.subscriptions?.signal,
       responseBytes: this.bounds.responseBytes,
       logger: options.logger,
     });

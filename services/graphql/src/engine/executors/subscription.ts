@@ -27,6 +27,7 @@ import type { QueryField } from "../plan/types.js";
 import { Lru } from "../request/lru.js";
 import type { CheckedOperation } from "../request/operation.js";
 import { MULTIPLE_ROOT_FIELDS } from "../request/validation-rules.js";
+import type { ChangeSignal } from "../subscriptions/change-signal.js";
 import {
   type MultiplexedStatement,
   multiplexedLive,
@@ -57,6 +58,8 @@ interface CompiledSubscription {
 }
 
 export interface SubscriptionOptions extends Omit<PollerOptions, "showsInternal"> {
+  /** Tells pollers when the tables they read changed (none: they poll every refetch interval). */
+  signal?: ChangeSignal | undefined;
   /** Streams' own refetch interval and batch size (HASURA_GRAPHQL_STREAMING_QUERIES_MULTIPLEXED_*). */
   streamRefetchMs: number;
   streamBatchSize: number;
@@ -68,7 +71,18 @@ export class SubscriptionExecutor {
   /** Subscriptions answered by asking again (asynchronous actions' results). */
   private readonly repeating = new Set<() => void>();
 
-  constructor(private readonly options: SubscriptionOptions) {}
+  private readonly detach: (() => void) | undefined;
+
+  constructor(private readonly options: SubscriptionOptions) {
+    this.detach = options.signal?.attach({
+      changed: (table) => {
+        for (const poller of this.pollers.values()) poller.changed(table);
+      },
+      listening: (up) => {
+        for (const poller of this.pollers.values()) poller.listening(up);
+      },
+    });
+  }
 
   /** What each poller's statement reads. */
   private readonly reads = new WeakMap<LivePoller, Dependencies>();
@@ -110,14 +124,23 @@ export class SubscriptionExecutor {
       await checkCost(execution.db, [{ text: compiled.own.text, values }], costLimit, compiled.estimates, execution.signal);
     let poller = this.pollers.get(key);
     if (!poller) {
-      const { streamRefetchMs, streamBatchSize, ...live } = this.options;
+      const { streamRefetchMs, streamBatchSize, signal, ...live } = this.options;
       const options = compiled.stream
         ? { ...live, refetchMs: streamRefetchMs, batchSize: streamBatchSize, showsInternal }
         : { ...live, showsInternal };
       const forget = () => {
         if (this.pollers.get(key) === created) this.pollers.delete(key);
       };
-      const created: LivePoller = new LivePoller(execution.db, compiled.multiplexed, compiled.prefix, options, forget, compiled.stream);
+      const watch = signal ? { reads: compiled.reads, signal } : undefined;
+      const created: LivePoller = new LivePoller(
+        execution.db,
+        compiled.multiplexed,
+        compiled.prefix,
+        options,
+        forget,
+        compiled.stream,
+        watch,
+      );
       this.reads.set(created, compiled.reads);
       this.pollers.set(key, created);
       poller = created;
@@ -152,6 +175,7 @@ export class SubscriptionExecutor {
 
   /** Stops every poller (the engine is being replaced, or the server stops). */
   close(): void {
+    this.detach?.();
     for (const poller of [...this.pollers.values()]) poller.stop();
     this.pollers.clear();
     for (const stop of this.repeating) stop();

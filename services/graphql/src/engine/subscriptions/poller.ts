@@ -4,7 +4,8 @@
  * reads (the request's variables and the session variables it uses: the statement's resolved
  * parameters); every refetch interval, after the previous poll ended, the cohorts are polled in
  * batches, one multiplexed statement per batch (multiplex.ts). A new cohort is polled at once; a
- * poller with no cohort stops.
+ * poller with no cohort stops. While the change signal covers what its statement reads
+ * (change-signal.ts), a poller polls only when one of those tables was written, not every interval.
  *
  * A live query's cohort is pushed its answer only when it differs from the last one pushed, and
  * a subscriber joining it gets that last answer at once. A stream's cohort is pushed each batch
@@ -15,11 +16,13 @@
  * Nothing here knows of WebSockets: a subscriber is anything that takes an answer's JSON text.
  */
 import { type Database, LightAbortController, ResponseTooLargeError, statementName } from "@platform/core";
+import type { Dependencies } from "../compiler/context.js";
 import { resolveParams, type SlotInput } from "../compiler/slot.js";
 import { errorBody } from "../errors/body.js";
 import { HasuraError, noResultRow, responseSizeLimitExceeded, timeLimitExceeded } from "../errors/index.js";
 import { fromPostgres } from "../errors/postgres.js";
 import { LIMIT_SETTINGS } from "../limits/statements.js";
+import type { ChangeSignal } from "./change-signal.js";
 import { cohortValues, type MultiplexedStatement } from "./multiplex.js";
 
 /** Whoever receives a subscription's answers: each one's JSON text (`{"data": ...}` or `{"errors": [...]}`). */
@@ -62,6 +65,8 @@ export class LivePoller {
   private polling = false;
   /** A cohort came while a poll ran: poll again at once after it. */
   private again = false;
+  /** The last poll pushed a stream's batch: more rows may be waiting past the cursor. */
+  private streamed = false;
   private stopped = false;
 
   constructor(
@@ -74,6 +79,8 @@ export class LivePoller {
     private readonly onIdle: () => void,
     /** A stream's poller (its cohorts move on with their cursor). */
     private readonly stream = false,
+    /** What the statement reads and the change signal that may tell when it changed (change-signal.ts). */
+    private readonly watch?: { reads: Dependencies; signal: ChangeSignal },
   ) {
     this.statementName = statementName(statement.text);
   }
@@ -114,6 +121,23 @@ export class LivePoller {
     this.onIdle();
   }
 
+  /** Whether the change signal tells this poller when to poll; otherwise it polls every refetch interval. */
+  private get signalled(): boolean {
+    return this.watch !== undefined && this.watch.signal.covers(this.watch.reads);
+  }
+
+  /** A statement wrote `table`: polls soon if the statement reads it (a burst of writes costs one more poll at most). */
+  changed(table: string): void {
+    if (!this.stopped && this.watch?.reads.tables.has(table)) this.pollSoon();
+  }
+
+  /** The signal's connection is back (a change may have been missed: poll now) or lost (the interval takes over). */
+  listening(up: boolean): void {
+    if (this.stopped) return;
+    if (up) this.pollSoon();
+    else if (!this.polling && this.timer === undefined) this.timer = setTimeout(() => void this.run(), this.options.refetchMs);
+  }
+
   private pollSoon(): void {
     if (this.polling) {
       this.again = true;
@@ -136,13 +160,17 @@ export class LivePoller {
       this.polling = false;
     }
     if (this.stopped || this.cohorts.size === 0) return;
-    const delay = this.again ? 0 : this.options.refetchMs;
+    const again = this.again;
     this.again = false;
-    this.timer = setTimeout(() => void this.run(), delay);
+    // Told of every change to what it reads: it waits for the next one rather than for the interval
+    // (a stream that just pushed a batch polls on: rows already there may follow the batch).
+    if (!again && !this.streamed && this.signalled) return;
+    this.timer = setTimeout(() => void this.run(), again ? 0 : this.options.refetchMs);
   }
 
   /** Polls every cohort, batch after batch. */
   private async poll(): Promise<void> {
+    this.streamed = false;
     const cohorts = [...this.cohorts.values()];
     for (let start = 0; start < cohorts.length && !this.stopped; start += this.options.batchSize) {
       const batch = cohorts.slice(start, start + this.options.batchSize);
@@ -164,6 +192,7 @@ export class LivePoller {
         if (!answer || answer.result === null || answer.result === "[]") continue;
         if (!this.cohorts.has(cohort.vars)) continue;
         for (const subscriber of cohort.subscribers) subscriber.push(`${this.prefix}${answer.result}}}`);
+        this.streamed = true;
         if (answer.cursor !== null && answer.cursor !== undefined) this.advance(cohort, answer.cursor);
       }
     }

@@ -78,6 +78,8 @@ export function registerWebSockets(app: FastifyInstance, api: WebSocketApi, opti
       if (ws.readyState !== WebSocket.OPEN) return;
       if (ws.bufferedAmount > options.maxBufferedBytes) {
         ws.close(CLOSE.slowReader, "the client reads too slowly");
+        // Its operations stop now, not when the close completes: nothing more is made for it.
+        connection.close();
         // A client that does not read does not read the close frame either: it is dropped then.
         setTimeout(() => ws.terminate(), options.keepAliveMs).unref();
         return;
