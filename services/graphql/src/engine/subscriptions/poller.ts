@@ -123,7 +123,8 @@ export class LivePoller {
 
   /** Whether the change signal tells this poller when to poll; otherwise it polls every refetch interval. */
   private get signalled(): boolean {
-    return this.watch !== undefined && this.watch.signal.covers(this.watch.reads);
+    const watch = this.watch;
+    return watch ? watch.signal.covers(watch.reads) : false;
   }
 
   /** A statement wrote `table`: polls soon if the statement reads it (a burst of writes costs one more poll at most). */
