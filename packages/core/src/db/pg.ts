@@ -224,10 +224,12 @@ async function listenOn(url: string, applicationName: string | undefined, channe
       await next.query(`LISTEN ${quoteIdent(channel)}`);
     } catch (error) {
       next.removeAllListeners("end");
+      // Closing a client that failed to connect or listen: the failure rethrown is the one to see.
       await next.end().catch(() => undefined);
       throw error;
     }
     if (stopped) {
+      // Stopped while connecting: this client is not wanted, whether or not its close succeeds.
       await next.end().catch(() => undefined);
       return;
     }
@@ -255,6 +257,7 @@ async function listenOn(url: string, applicationName: string | undefined, channe
     clearTimeout(timer);
     const last = client;
     client = undefined;
+    // Stopping: a client whose server is already gone closes with an error nobody can act on.
     await last?.end().catch(() => undefined);
   };
 }

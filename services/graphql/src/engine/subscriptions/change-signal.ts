@@ -111,7 +111,11 @@ export class ChangeSignal {
       if (prune)
         for (const row of rows)
           if (!wanted.has(`${row.schema}.${row.name}`))
-            await this.db.exec(`DROP TRIGGER IF EXISTS ${TRIGGER} ON ${quote(row.schema)}.${quote(row.name)}`).catch(() => undefined);
+            await this.db
+              .exec(`DROP TRIGGER IF EXISTS ${TRIGGER} ON ${quote(row.schema)}.${quote(row.name)}`)
+              .catch((error: unknown) =>
+                this.logger?.warn({ err: error, table: `${row.schema}.${row.name}` }, "a live query change trigger could not be removed"),
+              );
     } catch (error) {
       this.logger?.warn({ err: error }, "live queries' change triggers could not be installed: they poll every refetch interval");
     }
@@ -132,8 +136,9 @@ export class ChangeSignal {
           RETURN NULL;
         END $$`,
       )
-      // Another instance made it at the same moment.
-      .catch(() => undefined);
+      // Another instance may have made it at the same moment; if it is still missing, the
+      // triggers' creation fails and instrument() logs why.
+      .catch((error: unknown) => this.logger?.warn({ err: error }, "the live query change function could not be created"));
   }
 
   private async createTrigger(table: TableModel): Promise<boolean> {

@@ -71,7 +71,9 @@ export function serveLegacy(ws: WebSocket, connection: Connection, options: Lega
         keepAlive = setInterval(() => send(message("ka", undefined)), options.keepAliveMs);
         return;
       case "start": {
-        await initialising?.catch(() => {});
+        // A refused connection_init is answered in its own branch (connection_error, then closed);
+        // here it only has to be over before the start is judged.
+        await initialising?.catch(() => undefined);
         if (id === undefined) return connectionError('parsing ClientMessage failed: key "id" not found');
         if (!connection.initialised) return connectionError("start received before the connection was initialised");
         if (connection.has(id))

@@ -14,6 +14,7 @@
 import { type GraphQLFormattedError, parse } from "graphql";
 import { type ExecutionResult, makeServer } from "graphql-ws";
 import type { WebSocket } from "ws";
+import { HasuraError } from "../../engine/errors/index.js";
 import type { GraphQLRequest } from "../../engine/request/operation.js";
 import type { Connection, OperationSink } from "./connection.js";
 
@@ -127,6 +128,7 @@ function completedId(text: string): string | undefined {
     const message = JSON.parse(text) as { type?: unknown; id?: unknown };
     return message.type === "complete" && typeof message.id === "string" ? message.id : undefined;
   } catch {
+    // Not JSON: not a `complete` (the library answers the unreadable message itself).
     return undefined;
   }
 }
@@ -149,7 +151,9 @@ export function serveTransportWs(ws: WebSocket, connection: Connection, options:
       try {
         await ctx.extra.connection.init(ctx.connectionParams);
         return true;
-      } catch {
+      } catch (error) {
+        // Refused credentials are the protocol's 4403; anything else is a fault, logged as well.
+        if (!(error instanceof HasuraError)) options.onError(error);
         return false;
       }
     },
