@@ -19,7 +19,8 @@
  * sent for the subscriptions while updating and while idle (the engine's own statement counter, read
  * through a route the bench's wrapper of the service adds, subscriptions-server.ts; what it sends
  * with no subscriber, its metadata and async-action polls, measured first and taken out), the
- * engine's resident memory per subscriber and its CPU (cores) while updating.
+ * engine's resident memory per subscriber (and its JavaScript heap's after a full collection,
+ * which RSS follows with lag) and its CPU (cores) while updating.
  * Each run twice: with the change signal (a poller polls when a table it reads was written) and
  * without it (every HASURA_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL, 1000 ms here as in
  * Hasura), with the write cost of the signal: one single-row UPDATE's time from one connection,
@@ -179,6 +180,12 @@ async function statements(server: Server): Promise<number> {
   return ((await response.json()) as { sent: number }).sent;
 }
 
+/** The engine's JavaScript heap in use after a full collection (bytes). */
+async function heapUsed(server: Server): Promise<number> {
+  const response = await fetch(`${server.url}/bench/heap`, { signal: AbortSignal.timeout(10_000) });
+  return ((await response.json()) as { heapUsed: number }).heapUsed;
+}
+
 /**
  * What one single-row UPDATE takes, committed, from one connection (mean of WRITES, after 200 to
  * warm up), with the trigger and its notification when the signal is on: its cost to writers.
@@ -205,6 +212,7 @@ async function measure(run: Run, server: Server): Promise<Record<string, number 
   await sleep(IDLE_S * 1000);
   const background = ((await statements(server)) - backgroundBefore) / IDLE_S;
   const before = residentMemoryMb(server.pid);
+  const heapBefore = await heapUsed(server);
   const subscribers: Subscriber[] = [];
   const opened = performance.now();
   for (let start = 0; start < SUBSCRIBERS; start += 250) {
@@ -220,6 +228,7 @@ async function measure(run: Run, server: Server): Promise<Record<string, number 
   const subscribeS = (performance.now() - opened) / 1000;
   await sleep(2 * REFETCH_MS);
   const after = residentMemoryMb(server.pid);
+  const heapAfter = await heapUsed(server);
 
   // Updates: rows of the watched set in turn, each commit time kept by (row, value).
   const writer = new pg.Client({ connectionString: url });
@@ -285,6 +294,7 @@ async function measure(run: Run, server: Server): Promise<Record<string, number 
     statementsPerSUpdating: txUpdating / updatingWindowS - background,
     statementsPerSIdle: idleTx / IDLE_S - background,
     kbPerSubscriber: before !== null && after !== null ? ((after - before) * 1024) / SUBSCRIBERS : null,
+    heapKbPerSubscriber: (heapAfter - heapBefore) / 1024 / SUBSCRIBERS,
     engineCores: cpuBefore !== null && cpuAfter !== null ? (cpuAfter - cpuBefore) / updatingMs : null,
   };
 }
@@ -302,6 +312,8 @@ async function main(): Promise<number> {
         env: {
           HASURA_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL: String(REFETCH_MS),
           HASURA_GRAPHQL_LIVE_QUERIES_CHANGE_SIGNAL: String(signal),
+          // For /bench/heap: the heap measured after a full collection.
+          NODE_OPTIONS: "--expose-gc",
         },
       });
       try {
@@ -328,6 +340,7 @@ async function main(): Promise<number> {
       "stmts/s idle",
       "background/s",
       "KB/subscriber",
+      "heap KB/sub",
       "engine cores",
       "write ms",
     ],
@@ -343,6 +356,7 @@ async function main(): Promise<number> {
       fixed(r.statementsPerSIdle as number, 1),
       fixed(r.backgroundPerS as number, 1),
       fixed(r.kbPerSubscriber as number, 1),
+      fixed(r.heapKbPerSubscriber as number, 1),
       fixed(r.engineCores as number, 2),
       fixed(r.writeMs as number, 3),
     ]),

@@ -59,6 +59,9 @@ export function readGraphqlConfig(env: Env) {
 function readSettings(env: Env) {
   return readConfig(env, {
     databaseUrl: custom(["HASURA_GRAPHQL_DATABASE_URL", "HASURA_GRAPHQL_METADATA_DATABASE_URL"], postgresUrl),
+    // Ours: the URL the engine's LISTEN connection (live queries' change signal) uses, when the
+    // database URL goes through a transaction-mode pooler, which does not carry LISTEN.
+    listenDatabaseUrl: custom("HASURA_GRAPHQL_LISTEN_DATABASE_URL", postgresUrl),
     dataDir: string("HASURA_GRAPHQL_DATA_DIR", "./data/graphql"),
     port: integer(["HASURA_GRAPHQL_SERVER_PORT"], 8080, { min: 0, max: 65535 }),
     host: string("HASURA_GRAPHQL_SERVER_HOST", "0.0.0.0"),

@@ -43,11 +43,16 @@ export const NO_ADMIN_SECRET_WARNING =
 /** The engine's database as its configuration names it (npm start opens it once for the engine and the MetaGame backend). */
 export async function openConfiguredDatabase(config: GraphqlConfig, logger: Logger): Promise<Database> {
   if (!config.databaseUrl) logger.info({ dataDir: config.dataDir }, "no HASURA_GRAPHQL_DATABASE_URL: using embedded PGlite");
+  if (!config.databaseUrl && config.listenDatabaseUrl)
+    logger.warn(
+      "HASURA_GRAPHQL_LISTEN_DATABASE_URL is ignored without HASURA_GRAPHQL_DATABASE_URL: the embedded PGlite listens in process",
+    );
   return openDatabase({
     url: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir,
     maxConnections: config.poolSize,
     connectionLifetimeSeconds: config.connectionLifetime,
+    listenUrl: config.listenDatabaseUrl,
     // What pg_stat_activity shows for the engine's connections (the URL's `application_name` wins).
     applicationName: ENGINE_APPLICATION_NAME,
   });

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
+import { until } from "./support/inbox.js";
 import { ADMIN_HEADERS, admin, graphql, openService, type Service } from "./support/limits.js";
 import { RawSocket, socketUrl } from "./support/ws.js";
 
@@ -51,14 +52,6 @@ describe.each(testBackends)("subscriptions on two instances (%s)", (backend) => 
     for (const service of services ?? []) await service.close();
     await handle?.dispose();
   });
-
-  async function until(check: () => Promise<boolean>, ms = 5000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 
   async function subscribed(url: string): Promise<RawSocket> {
     const socket = new RawSocket(url, "graphql-transport-ws");

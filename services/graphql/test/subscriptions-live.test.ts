@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Session } from "../src/engine/request/session.js";
 import { type BoundsSetup, openBoundsService } from "./support/bounds.js";
 import { testBackends } from "./support/db.js";
+import { Inbox, until } from "./support/inbox.js";
 import { ADMIN_HEADERS, graphql } from "./support/limits.js";
 
 const ADMIN: Session = { role: "admin", variables: {}, isAdmin: true, useBackendOnly: false };
@@ -18,25 +19,6 @@ const user = (id: number): Session => ({
   isAdmin: false,
   useBackendOnly: false,
 });
-
-/** A subscriber that keeps every answer pushed to it. */
-class Inbox {
-  readonly bodies: unknown[] = [];
-  push = (body: string) => {
-    this.bodies.push(JSON.parse(body));
-  };
-  get last(): unknown {
-    return this.bodies[this.bodies.length - 1];
-  }
-}
-
-async function until(check: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe.each(testBackends)("live queries (%s)", (backend) => {
   let setup: BoundsSetup;

@@ -6,35 +6,18 @@
  * once. Statements are counted by the engine's own counter. The refetch interval here is 5 s, so a
  * change seen within a second came by the signal.
  */
-import { sql } from "@platform/core";
+import { createLogger, sql } from "@platform/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readGraphqlConfig } from "../src/config.js";
 import type { Session } from "../src/engine/request/session.js";
+import { openConfiguredDatabase } from "../src/server.js";
 import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
+import { Inbox, sleep, until } from "./support/inbox.js";
 import { ADMIN_HEADERS, admin, graphql, openService, type Service } from "./support/limits.js";
 
 const ADMIN: Session = { role: "admin", variables: {}, isAdmin: true, useBackendOnly: false };
 const REFETCH_MS = 5000;
-
-class Inbox {
-  readonly bodies: unknown[] = [];
-  push = (body: string) => {
-    this.bodies.push(JSON.parse(body));
-  };
-  get last(): unknown {
-    return this.bodies[this.bodies.length - 1];
-  }
-}
-
-async function until(check: () => boolean | Promise<boolean>, ms = 3000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function setUp(service: Service): Promise<void> {
   const created = await admin(service, "/v2/query", {
@@ -43,13 +26,23 @@ async function setUp(service: Service): Promise<void> {
       sql: `CREATE TABLE counters (id int PRIMARY KEY, value int NOT NULL);
         INSERT INTO counters SELECT i, 0 FROM generate_series(1, 1000) i;
         CREATE TABLE other (id int PRIMARY KEY);
-        CREATE VIEW counters_view AS SELECT * FROM counters;`,
+        CREATE VIEW counters_view AS SELECT * FROM counters;
+        CREATE TABLE deadlines (id int PRIMARY KEY, due timestamptz NOT NULL);
+        CREATE TABLE parents (id int NOT NULL);
+        CREATE TABLE children () INHERITS (parents);`,
     },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   const tracked = await admin(service, "/v1/metadata", {
     type: "bulk",
-    args: ["counters", "other", "counters_view"].map((table) => ({ type: "pg_track_table", args: { table } })),
+    args: [
+      ...["counters", "other", "counters_view", "deadlines", "parents"].map((table) => ({ type: "pg_track_table", args: { table } })),
+      // A role that sees only what is due: its filter reads the clock.
+      {
+        type: "pg_create_select_permission",
+        args: { table: "deadlines", role: "user", permission: { columns: ["id"], filter: { due: { _lte: "now()" } } } },
+      },
+    ],
   });
   expect(tracked.status, JSON.stringify(tracked.body)).toBe(200);
 }
@@ -69,9 +62,9 @@ describe.each(testBackends)("the change signal (%s)", (backend) => {
     await handle?.dispose();
   });
 
-  async function subscribe(query: string): Promise<Inbox> {
+  async function subscribe(query: string, variables?: Record<string, unknown>, session = ADMIN): Promise<Inbox> {
     const inbox = new Inbox();
-    const started = await service.runtime.start({ query }, ADMIN, {}, inbox);
+    const started = await service.runtime.start({ query, variables }, session, {}, inbox);
     if (started.kind !== "subscription") throw new Error(started.response.body);
     stops.push(started.stop);
     await until(() => inbox.bodies.length === 1);
@@ -84,7 +77,8 @@ describe.each(testBackends)("the change signal (%s)", (backend) => {
     const { rows } = await handle.db.query<{ name: string }>(
       sql`SELECT c.relname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE t.tgname = 'hdb_live_query_change' ORDER BY 1`,
     );
-    expect(rows.map((r) => r.name)).toEqual(["counters", "other"]);
+    // Not on parents: its children's writes would not fire it.
+    expect(rows.map((r) => r.name)).toEqual(["counters", "deadlines", "other"]);
   });
 
   it("sends no statement while nothing changes, and polls at once when a table it reads is written", async () => {
@@ -133,6 +127,40 @@ describe.each(testBackends)("the change signal (%s)", (backend) => {
     expect(inbox.bodies).toHaveLength(1);
     await until(() => inbox.bodies.length === 2, REFETCH_MS + 2000);
     expect(inbox.last).toEqual({ data: { counters_view: [{ value: 100 }] } });
+  }, 15_000);
+
+  it("polls every refetch interval while a cohort compares a date with the clock, as a query or a permission may", async () => {
+    await handle.db.query(sql`INSERT INTO deadlines VALUES (1, now() - interval '1 hour'), (2, now() + interval '1500 milliseconds')`);
+    // A fixed date: the signal covers it, nothing is sent while nothing is written.
+    const fixed = await subscribe('subscription { deadlines(where: {due: {_lte: "3000-01-01"}}) { id } }');
+    let idle = sent();
+    await sleep(600);
+    expect(sent()).toBe(idle);
+
+    // `now()` in a variable, in the query's text and in the role's filter: row 2 comes due with no
+    // write, and is seen at the next refetch interval; meanwhile polls go on.
+    const asked = await subscribe("subscription ($at: timestamptz!) { deadlines(where: {due: {_lte: $at}}, order_by: {id: asc}) { id } }", {
+      at: "now()",
+    });
+    const literal = await subscribe('subscription { deadlines(where: {due: {_lte: "now"}}, order_by: {id: asc}) { id } }');
+    const user: Session = { role: "user", variables: { "x-hasura-role": "user" }, isAdmin: false, useBackendOnly: false };
+    const permitted = await subscribe("subscription { deadlines(order_by: {id: asc}) { id } }", undefined, user);
+    for (const inbox of [asked, literal, permitted]) expect(inbox.last).toEqual({ data: { deadlines: [{ id: 1 }] } });
+    idle = sent();
+    const all = [asked, literal, permitted];
+    await until(() => all.every((inbox) => inbox.bodies.length === 2), REFETCH_MS + 3000);
+    for (const inbox of all) expect(inbox.last).toEqual({ data: { deadlines: [{ id: 1 }, { id: 2 }] } });
+    expect(sent()).toBeGreaterThan(idle);
+    // The fixed date's cohort was not written to: it was answered once.
+    expect(fixed.bodies).toEqual([{ data: { deadlines: [{ id: 1 }, { id: 2 }] } }]);
+  }, 15_000);
+
+  it("polls a table with inheritance children every refetch interval: their writes are not signalled", async () => {
+    const inbox = await subscribe("subscription { parents { id } }");
+    expect(inbox.last).toEqual({ data: { parents: [] } });
+    await handle.db.query(sql`INSERT INTO children VALUES (1)`);
+    await until(() => inbox.bodies.length === 2, REFETCH_MS + 2000);
+    expect(inbox.last).toEqual({ data: { parents: [{ id: 1 }] } });
   }, 15_000);
 
   it.runIf(backend === "postgres")(
@@ -195,4 +223,99 @@ describe.each(testBackends)("the change signal turned off (%s)", (backend) => {
       started.stop();
     }
   });
+});
+
+/**
+ * What only a server shows: a table the engine's role cannot put a trigger on, and the listening
+ * connection's own URL (HASURA_GRAPHQL_LISTEN_DATABASE_URL), which a transaction-mode pooler makes
+ * necessary; one naming another database is caught by the probe, and the engine polls.
+ */
+describe.runIf(testBackends.includes("postgres"))("the change signal on a server (postgres)", () => {
+  let handle: TestDatabase;
+  const role = `lq_reader_${process.pid}_${Math.floor(Math.random() * 1e6)}`;
+  const closing: Array<() => Promise<unknown>> = [];
+  beforeAll(async () => {
+    handle = await openTestDatabase("postgres");
+    await handle.db.exec(`CREATE TABLE notes (id int PRIMARY KEY, value int NOT NULL);
+      INSERT INTO notes VALUES (1, 0);
+      CREATE TABLE locked (id int PRIMARY KEY, value int NOT NULL);
+      INSERT INTO locked VALUES (1, 0);
+      CREATE ROLE ${role} LOGIN;
+      GRANT CREATE ON DATABASE ${new URL(handle.url as string).pathname.slice(1)} TO ${role};
+      GRANT USAGE, CREATE ON SCHEMA public TO ${role};
+      GRANT SELECT ON locked TO ${role};`);
+  }, 60_000);
+  afterAll(async () => {
+    for (const close of closing.reverse()) await close();
+    await handle?.dispose();
+    const server = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await server.connect();
+    await server.query(`DROP ROLE IF EXISTS ${role}`);
+    await server.end();
+  });
+
+  /**
+   * The engine on its own pool as its settings open it (`url`, listening on `listenUrl`:
+   * HASURA_GRAPHQL_LISTEN_DATABASE_URL), its refetch interval 5 s, `table` tracked.
+   */
+  async function engine(url: string, table: string, listenUrl?: string): Promise<Service> {
+    const env = { HASURA_GRAPHQL_DATABASE_URL: url, ...(listenUrl ? { HASURA_GRAPHQL_LISTEN_DATABASE_URL: listenUrl } : {}) };
+    const db = await openConfiguredDatabase(readGraphqlConfig(env), createLogger({ level: "silent" }));
+    closing.push(() => db.close());
+    const service = await openService(db, { HASURA_GRAPHQL_LIVE_QUERIES_MULTIPLEXED_REFETCH_INTERVAL: String(REFETCH_MS) });
+    closing.push(() => service.close());
+    // The metadata is the database's: an engine before this one may have tracked it.
+    const tracked = await admin(service, "/v1/metadata", { type: "pg_track_table", args: { table } });
+    if ((tracked.body as { code?: string }).code !== "already-tracked") expect(tracked.status, JSON.stringify(tracked.body)).toBe(200);
+    return service;
+  }
+
+  async function subscribe(service: Service, table: string): Promise<Inbox> {
+    const inbox = new Inbox();
+    const started = await service.runtime.start({ query: `subscription { ${table} { id value } }` }, ADMIN, {}, inbox);
+    if (started.kind !== "subscription") throw new Error(started.response.body);
+    closing.push(async () => started.stop());
+    await until(() => inbox.bodies.length === 1);
+    return inbox;
+  }
+
+  /** Writes `value` to `table` by plain SQL; resolves to how long its subscriber took to see it. */
+  async function seen(inbox: Inbox, table: string, value: number): Promise<number> {
+    const before = inbox.bodies.length;
+    const started = Date.now();
+    await handle.db.exec(`UPDATE ${table} SET value = ${value}`);
+    await until(() => inbox.bodies.length > before, REFETCH_MS + 3000);
+    expect(inbox.last).toEqual({ data: { [table]: [{ id: 1, value }] } });
+    return Date.now() - started;
+  }
+
+  it("polls a table its role may not put a trigger on every refetch interval", async () => {
+    const url = new URL(handle.url as string);
+    url.username = role;
+    const service = await engine(url.toString(), "locked");
+    const { rows } = await handle.db.query(sql`SELECT 1 FROM pg_trigger WHERE tgname = 'hdb_live_query_change'`);
+    expect(rows).toEqual([]);
+    const inbox = await subscribe(service, "locked");
+    expect(await seen(inbox, "locked", 1)).toBeGreaterThan(1000);
+  }, 30_000);
+
+  it("listens on its own URL when one is set", async () => {
+    const url = new URL(handle.url as string);
+    url.searchParams.set("application_name", "hdb_listener");
+    const service = await engine(handle.url as string, "notes", url.toString());
+    const { rows } = await handle.db.query<{ query: string }>(
+      sql`SELECT query FROM pg_stat_activity WHERE application_name = 'hdb_listener' AND datname = current_database()`,
+    );
+    expect(rows.map((r) => r.query)).toEqual(['LISTEN "hdb_table_changed"']);
+    const inbox = await subscribe(service, "notes");
+    expect(await seen(inbox, "notes", 2)).toBeLessThan(1000);
+  }, 30_000);
+
+  it("polls every refetch interval when its probe does not reach the listening connection (a listen URL naming another database)", async () => {
+    const service = await engine(handle.url as string, "notes", process.env.TEST_DATABASE_URL);
+    const inbox = await subscribe(service, "notes");
+    const idle = service.runtime.statementsSent;
+    expect(await seen(inbox, "notes", 3)).toBeGreaterThan(1000);
+    expect(service.runtime.statementsSent).toBeGreaterThan(idle);
+  }, 30_000);
 });

@@ -191,7 +191,7 @@ export function openPostgres(url: string, options: Omit<DatabaseOptions, "url" |
         client.release(checkout.broken);
       }
     },
-    listen: (channel, handlers) => listenOn(url, options.applicationName, channel, handlers),
+    listen: (channel, handlers) => listenOn(options.listenUrl ?? url, options.applicationName, channel, handlers),
     close: () => pool.end(),
   };
 }

@@ -100,4 +100,10 @@ export interface DatabaseOptions {
    * the server keeps per session (prepared statements, caches) does not grow without end.
    */
   connectionLifetimeSeconds?: number | undefined;
+  /**
+   * The URL `listen` connects to (default: `url`). LISTEN needs a session of its own, which a
+   * transaction-mode pooler (PgBouncer's `pool_mode = transaction`, Supabase's pooler on port
+   * 6543) does not give: name the database directly here. Ignored by PGlite.
+   */
+  listenUrl?: string | undefined;
 }

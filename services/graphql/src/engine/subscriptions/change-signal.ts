@@ -7,11 +7,14 @@
  * UPDATE, DELETE or TRUNCATE, FOR EACH STATEMENT) that NOTIFYs `hdb_table_changed` with the
  * table's `schema.name`: one notification per writing statement, not per row, and PostgreSQL
  * folds a transaction's equal notifications into one, sent at commit. Each engine instance
- * LISTENs on one connection of its own.
+ * LISTENs on one connection of its own (to the listen URL when one is set: a transaction-mode
+ * pooler does not carry LISTEN), and trusts it once a probe NOTIFY sent through the pool, as the
+ * triggers' are, has reached it.
  *
  * A poller relies on the signal only while it covers everything the statement reads: the signal
- * is on, the listening connection is up, every table read carries the trigger, and the statement
- * reads nothing the engine cannot observe (a view, a function). Otherwise it polls every refetch
+ * is on, the listening connection is up and its probe arrived, every table read carries the
+ * trigger, the statement reads nothing the engine cannot observe (a view, a function), and none of
+ * its cohorts compares a date or time with the clock (poller.ts). Otherwise it polls every refetch
  * interval, as before. When the listening connection is lost, every poller falls back to the
  * interval until it is back, and then polls at once (notifications sent meanwhile are lost).
  */
@@ -37,41 +40,118 @@ interface Logger {
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
+/** How long a probe sent through the pool may take to reach the listening connection. */
+const PROBE_TIMEOUT_MS = 3000;
+/** Delays between probes while they do not arrive: growing to a minute. */
+const REPROBE_DELAYS_MS = [5000, 15_000, 30_000, 60_000];
+/** Marks a probe's payload (a table's `schema.name` never starts with it). */
+const PROBE = "\u0001probe:";
+
 export class ChangeSignal {
   private readonly sinks = new Set<ChangeSink>();
   private instrumented = new Set<string>();
+  /** Listening, and a probe sent since the connection was made has arrived. */
   private up = false;
   private stopListening: (() => Promise<void>) | undefined;
+  /** The probe awaited now: its payload, and what to call when it arrives. */
+  private probe: { payload: string; arrived(): void } | undefined;
+  private reprobe: NodeJS.Timeout | undefined;
+  private probeFailures = 0;
+  private probes = 0;
 
   constructor(
     private readonly db: Database,
     private readonly logger?: Logger,
   ) {}
 
-  /** Starts listening (once); a failure leaves the signal down, so pollers poll on the interval. */
+  /**
+   * Starts listening (once), then checks that a notification sent through the pool, as the
+   * triggers' are, reaches the listening connection; until one has, the signal is down and pollers
+   * poll every refetch interval. A failure to listen leaves it down for good (logged).
+   */
   async start(): Promise<void> {
     if (this.stopListening) return;
     try {
       this.stopListening = await this.db.listen(CHANGE_CHANNEL, {
-        notify: (table) => {
-          for (const sink of this.sinks) sink.changed(table);
+        notify: (payload) => {
+          if (payload.startsWith(PROBE)) {
+            if (payload === this.probe?.payload) this.probe.arrived();
+            return;
+          }
+          for (const sink of this.sinks) sink.changed(payload);
         },
-        state: (up) => {
-          this.up = up;
-          for (const sink of this.sinks) sink.listening(up);
+        state: (listening) => {
+          if (listening) void this.verify();
+          else {
+            this.probe = undefined;
+            this.setUp(false);
+          }
         },
       });
-      this.up = true;
     } catch (error) {
       this.logger?.warn({ err: error }, "live queries cannot listen for changes: they poll every refetch interval");
+      return;
     }
+    await this.verify();
   }
 
   async stop(): Promise<void> {
     const stop = this.stopListening;
     this.stopListening = undefined;
+    clearTimeout(this.reprobe);
+    this.probe = undefined;
     this.up = false;
     await stop?.();
+  }
+
+  /**
+   * Sends a probe notification through the pool and waits for it on the listening connection. It
+   * does not arrive when statements go through a transaction-mode pooler that the listening
+   * connection does not share a server session with, or to another database: then the signal
+   * stays down (logged), and the probe is sent again later.
+   */
+  private async verify(): Promise<void> {
+    clearTimeout(this.reprobe);
+    if (!this.stopListening) return;
+    this.probes += 1;
+    const payload = `${PROBE}${process.pid}:${this.probes}`;
+    let timer: NodeJS.Timeout | undefined;
+    const arrived = new Promise<boolean>((resolve) => {
+      this.probe = { payload, arrived: () => resolve(true) };
+      timer = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS);
+    });
+    let sent = true;
+    try {
+      await this.db.query({ text: "SELECT pg_notify($1, $2)", values: [CHANGE_CHANNEL, payload] });
+    } catch (error) {
+      sent = false;
+      this.logger?.warn({ err: error }, "the live query change signal's probe could not be sent");
+    }
+    const ok = sent && (await arrived);
+    clearTimeout(timer);
+    if (this.probe?.payload !== payload || !this.stopListening) return; // stopped, or a newer probe was sent
+    this.probe = undefined;
+    if (ok) {
+      this.probeFailures = 0;
+      this.setUp(true);
+      return;
+    }
+    if (this.probeFailures === 0)
+      this.logger?.warn(
+        { waitedMs: PROBE_TIMEOUT_MS },
+        "notifications sent through the database URL do not reach the listening connection (a transaction-mode pooler, or a listen URL naming another database): live queries poll every refetch interval",
+      );
+    const delay = REPROBE_DELAYS_MS[Math.min(this.probeFailures, REPROBE_DELAYS_MS.length - 1)] as number;
+    this.probeFailures += 1;
+    this.setUp(false);
+    this.reprobe = setTimeout(() => void this.verify(), delay);
+    this.reprobe.unref();
+  }
+
+  private setUp(up: boolean): void {
+    if (this.up === up) return;
+    this.up = up;
+    for (const sink of this.sinks) sink.listening(up);
   }
 
   attach(sink: ChangeSink): () => void {
@@ -105,7 +185,21 @@ export class ChangeSignal {
         values: [TRIGGER],
       });
       const present = new Set(rows.map((r) => `${r.schema}.${r.name}`));
+      // A table with inheritance children: reading it reads theirs, whose writes its trigger does not see.
+      const parents = await this.db.query<{ schema: string; name: string }>({
+        text: `SELECT n.nspname AS schema, c.relname AS name FROM pg_catalog.pg_class c
+          JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relhassubclass AND c.relkind = 'r'`,
+        values: [],
+      });
+      const inherited = new Set(parents.rows.map((r) => `${r.schema}.${r.name}`));
       for (const [key, table] of wanted) {
+        if (inherited.has(key)) {
+          this.logger?.warn(
+            { table: key },
+            "a table with inheritance children is polled every refetch interval: writes to its children are not signalled",
+          );
+          continue;
+        }
         if (present.has(key) || (await this.createTrigger(table))) instrumented.add(key);
       }
       if (prune)

@@ -23,6 +23,22 @@ export interface MultiplexedStatement {
   text: string;
   /** The field's own parameters (slots and constants), in the order `vars` holds them. */
   params: unknown[];
+  /** The parameters PostgreSQL reads as a date or time (or whose type is not known): where a cohort may name the clock. */
+  clock: number[];
+}
+
+/** `date`, `time[stamp] with[out] time zone` and their arrays, as format_type prints them. */
+const DATE_TIME = /^(date|time|timestamp)\b/;
+
+/**
+ * Whether a value read as a date or time is the clock: PostgreSQL's special inputs `now`,
+ * `today`, `tomorrow` and `yesterday` (https://www.postgresql.org/docs/current/datatype-datetime.html,
+ * "Special Values"; `now()` is read as `now`), alone, in an expression or in an array. Matched
+ * loosely: a false match only makes the poller poll every refetch interval.
+ */
+export function namesClock(value: unknown): boolean {
+  if (typeof value === "string") return /\b(now|today|tomorrow|yesterday)\b/i.test(value);
+  return Array.isArray(value) && value.some(namesClock);
 }
 
 /**
@@ -90,16 +106,18 @@ export function multiplexedStream(batch: Sql, types: readonly string[]): Multipl
 
 function multiplexed(select: Sql, types: readonly string[]): MultiplexedStatement {
   const params: unknown[] = [];
+  const clock: number[] = [];
   const text = renderText(select, (value) => {
     if (value === COHORT_IDS) return "$1";
     if (value === COHORT_VALUES) return "$2";
     const index = params.length;
     params.push(value);
     const type = types[index];
+    if (type === undefined || DATE_TIME.test(type)) clock.push(index);
     // The type's name as PostgreSQL printed it (format_type: quoted where it must be).
     return type ? `(("_subs"."vars" ->> ${index})::${type})` : `("_subs"."vars" ->> ${index})`;
   });
-  return { text, params };
+  return { text, params, clock };
 }
 
 /** A live query field's own statement (what its cost and its parameter types come from). */

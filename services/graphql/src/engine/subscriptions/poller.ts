@@ -5,7 +5,9 @@
  * parameters); every refetch interval, after the previous poll ended, the cohorts are polled in
  * batches, one multiplexed statement per batch (multiplex.ts). A new cohort is polled at once; a
  * poller with no cohort stops. While the change signal covers what its statement reads
- * (change-signal.ts), a poller polls only when one of those tables was written, not every interval.
+ * (change-signal.ts), a poller polls only when one of those tables was written, not every interval;
+ * not while one of its cohorts compares a date or time with the clock (`now`, `today`: PostgreSQL
+ * reads them when the statement runs, so the answer changes with no write).
  *
  * A live query's cohort is pushed its answer only when it differs from the last one pushed, and
  * a subscriber joining it gets that last answer at once. A stream's cohort is pushed each batch
@@ -23,7 +25,7 @@ import { HasuraError, noResultRow, responseSizeLimitExceeded, timeLimitExceeded 
 import { fromPostgres } from "../errors/postgres.js";
 import { LIMIT_SETTINGS } from "../limits/statements.js";
 import type { ChangeSignal } from "./change-signal.js";
-import { cohortValues, type MultiplexedStatement } from "./multiplex.js";
+import { cohortValues, type MultiplexedStatement, namesClock } from "./multiplex.js";
 
 /** Whoever receives a subscription's answers: each one's JSON text (`{"data": ...}` or `{"errors": [...]}`). */
 export interface Subscriber {
@@ -54,6 +56,8 @@ interface Cohort {
   subscribers: Set<Subscriber>;
   /** The answer last pushed (a new subscriber gets it at once). */
   last: string | undefined;
+  /** Its values compare a date or time with the clock (`now`): its answer changes with no write. */
+  clock: boolean;
 }
 
 let cohortIds = 0;
@@ -68,6 +72,8 @@ export class LivePoller {
   /** The last poll pushed a stream's batch: more rows may be waiting past the cursor. */
   private streamed = false;
   private stopped = false;
+  /** Cohorts whose values name the clock: while there is one, the poller polls every interval. */
+  private clocked = 0;
 
   constructor(
     private readonly db: Database,
@@ -93,12 +99,12 @@ export class LivePoller {
 
   /** Adds a subscriber whose statement parameters are read from `input`; returns how it leaves. */
   join(input: SlotInput, subscriber: Subscriber): () => void {
-    const vars = this.varsOf(input);
+    const { vars, clock } = this.valuesOf(input);
     let cohort = this.cohorts.get(vars);
     if (!cohort) {
       cohortIds += 1;
-      cohort = { id: String(cohortIds), input, vars, subscribers: new Set(), last: undefined };
-      this.cohorts.set(vars, cohort);
+      cohort = { id: String(cohortIds), input, vars, subscribers: new Set(), last: undefined, clock };
+      this.add(cohort);
       this.pollSoon();
     } else if (cohort.last !== undefined && !this.stream) subscriber.push(cohort.last);
     cohort.subscribers.add(subscriber);
@@ -106,7 +112,7 @@ export class LivePoller {
       // The subscriber's cohort now (a stream's may have been merged into another since).
       for (const each of this.cohorts.values()) {
         if (!each.subscribers.delete(subscriber)) continue;
-        if (each.subscribers.size === 0) this.cohorts.delete(each.vars);
+        if (each.subscribers.size === 0) this.remove(each);
         break;
       }
       if (this.cohorts.size === 0) this.stop();
@@ -118,13 +124,28 @@ export class LivePoller {
     this.stopped = true;
     clearTimeout(this.timer);
     this.cohorts.clear();
+    this.clocked = 0;
     this.onIdle();
   }
 
-  /** Whether the change signal tells this poller when to poll; otherwise it polls every refetch interval. */
+  /**
+   * Whether the change signal tells this poller when to poll: it covers what the statement reads,
+   * and no cohort reads the clock. Otherwise it polls every refetch interval.
+   */
   private get signalled(): boolean {
     const watch = this.watch;
-    return watch ? watch.signal.covers(watch.reads) : false;
+    return watch !== undefined && this.clocked === 0 && watch.signal.covers(watch.reads);
+  }
+
+  private add(cohort: Cohort): void {
+    this.cohorts.set(cohort.vars, cohort);
+    if (cohort.clock) this.clocked += 1;
+  }
+
+  private remove(cohort: Cohort): void {
+    if (this.cohorts.get(cohort.vars) !== cohort) return;
+    this.cohorts.delete(cohort.vars);
+    if (cohort.clock) this.clocked -= 1;
   }
 
   /** A statement wrote `table`: polls soon if the statement reads it (a burst of writes costs one more poll at most). */
@@ -199,19 +220,22 @@ export class LivePoller {
     }
   }
 
-  /** The `vars` of a cohort reading its parameters from `input`. */
-  private varsOf(input: SlotInput): string {
-    return cohortValues(resolveParams(this.statement.params, input));
+  /** The `vars` of a cohort reading its parameters from `input`, and whether they name the clock. */
+  private valuesOf(input: SlotInput): { vars: string; clock: boolean } {
+    const values = resolveParams(this.statement.params, input);
+    return { vars: cohortValues(values), clock: this.statement.clock.some((i) => namesClock(values[i])) };
   }
 
   /** A stream's cohort moves its cursor on; one that meets another cohort's values joins it. */
   private advance(cohort: Cohort, cursor: string): void {
-    this.cohorts.delete(cohort.vars);
+    this.remove(cohort);
     cohort.input = { ...cohort.input, cursor };
-    cohort.vars = this.varsOf(cohort.input);
+    const { vars, clock } = this.valuesOf(cohort.input);
+    cohort.vars = vars;
+    cohort.clock = clock;
     const met = this.cohorts.get(cohort.vars);
     if (met) for (const subscriber of cohort.subscribers) met.subscribers.add(subscriber);
-    else this.cohorts.set(cohort.vars, cohort);
+    else this.add(cohort);
   }
 
   private async query(batch: Cohort[]): Promise<Map<string, { result: string | null; cursor?: string | null }>> {

@@ -47,8 +47,8 @@ export interface ConnectionOptions {
   ip: string;
   /** The upgrade request's headers (lower-case names). */
   headers: Record<string, string>;
-  /** Closes the socket with a code and reason. */
-  close(code: number, reason: string): void;
+  /** The socket, closed with a code and reason when the session expires. */
+  socket: { close(code: number, reason: string): void };
 }
 
 /** The headers of `connection_init`: its `headers` object, or its own keys, over the upgrade's (names lower-cased). */
@@ -62,6 +62,17 @@ export function initHeaders(payload: unknown, upgrade: Record<string, string>): 
 }
 
 let operationIds = 0;
+
+/** What a subscription's poller pushes to: an operation's sink (a class, not a closure per operation). */
+class SinkSubscriber implements Subscriber {
+  constructor(private readonly sink: OperationSink) {}
+  push(body: string): void {
+    this.sink.next(body);
+  }
+}
+
+/** A subscription's stop before it has started. */
+const NOT_STARTED = () => {};
 
 export class Connection {
   private session: Session | undefined;
@@ -83,7 +94,7 @@ export class Connection {
     this.headers = headers;
     if (resolved.expiresAt) {
       const ms = resolved.expiresAt.getTime() - Date.now();
-      const close = () => this.options.close(CLOSE.expired, "the session's credentials expired");
+      const close = () => this.options.socket.close(CLOSE.expired, "the session's credentials expired");
       if (ms <= 0) close();
       // setTimeout's longest delay is some 24 days; a later expiry is checked again then.
       else this.expiry = setTimeout(close, Math.min(ms, 2 ** 31 - 1));
@@ -108,7 +119,7 @@ export class Connection {
       return;
     }
     const controller = new LightAbortController();
-    const entry = { controller, stop: () => {} };
+    const entry = { controller, stop: NOT_STARTED };
     this.operations.set(id, entry);
     operationIds += 1;
     const context: RequestContext = {
@@ -119,7 +130,7 @@ export class Connection {
     };
     let started: Started;
     try {
-      started = await this.api.start(request, session, context, { push: (body) => sink.next(body) });
+      started = await this.api.start(request, session, context, new SinkSubscriber(sink));
     } catch (error) {
       this.operations.delete(id);
       throw error;

@@ -9,18 +9,9 @@
  * these, or `stop` without an id, is answered `connection_error` and the socket stays open, as
  * Hasura answers it.
  */
-import type { WebSocket } from "ws";
 import type { GraphQLRequest } from "../../engine/request/operation.js";
-import type { Connection, OperationSink } from "./connection.js";
-
-export interface LegacyOptions {
-  keepAliveMs: number;
-  initTimeoutMs: number;
-  /** Sends a message unless the client reads too slowly (then the socket is closed). */
-  send(text: string): void;
-  /** Logs an unexpected failure. */
-  onError(error: unknown): void;
-}
+import type { Channel } from "./channel.js";
+import type { OperationSink } from "./connection.js";
 
 /** A message's text with `payload` already JSON text (an answer goes out as the engine wrote it). */
 function message(type: string, id: string | undefined, payload?: string): string {
@@ -28,9 +19,28 @@ function message(type: string, id: string | undefined, payload?: string): string
   return `{"type":${JSON.stringify(type)}${idPart}${payload === undefined ? "" : `,"payload":${payload}`}}`;
 }
 
-export function serveLegacy(ws: WebSocket, connection: Connection, options: LegacyOptions): void {
-  const { send } = options;
-  let keepAlive: NodeJS.Timeout | undefined;
+/** One operation's messages. */
+class LegacySink implements OperationSink {
+  constructor(
+    private readonly channel: Channel,
+    private readonly id: string,
+  ) {}
+  next(body: string): void {
+    this.channel.send(message("data", this.id, body));
+  }
+  error(body: string): void {
+    this.channel.send(message("error", this.id, body));
+  }
+  complete(): void {
+    this.channel.send(message("complete", this.id));
+  }
+}
+
+const KEEP_ALIVE = message("ka", undefined);
+
+export function serveLegacy(channel: Channel): void {
+  const { ws, connection, options } = channel;
+  const send = (text: string) => channel.send(text);
   // Apollo's client sends its first `start`s right after `connection_init`, without waiting for
   // the ack: they wait for the authentication in flight.
   let initialising: Promise<unknown> | undefined;
@@ -38,12 +48,6 @@ export function serveLegacy(ws: WebSocket, connection: Connection, options: Lega
     if (!connection.initialised) ws.close(4408, "Connection initialisation timeout");
   }, options.initTimeoutMs);
   const connectionError = (text: string) => send(message("connection_error", undefined, JSON.stringify(text)));
-
-  const sink = (id: string): OperationSink => ({
-    next: (body) => send(message("data", id, body)),
-    error: (body) => send(message("error", id, body)),
-    complete: () => send(message("complete", id)),
-  });
 
   const onMessage = async (raw: string) => {
     let parsed: { type?: unknown; id?: unknown; payload?: unknown };
@@ -66,9 +70,9 @@ export function serveLegacy(ws: WebSocket, connection: Connection, options: Lega
         }
         clearTimeout(initTimer);
         send(message("connection_ack", undefined));
-        send(message("ka", undefined));
-        clearInterval(keepAlive);
-        keepAlive = setInterval(() => send(message("ka", undefined)), options.keepAliveMs);
+        send(KEEP_ALIVE);
+        // Then every keep-alive interval (the server's timer).
+        channel.keepAlive = KEEP_ALIVE;
         return;
       case "start": {
         // A refused connection_init is answered in its own branch (connection_error, then closed);
@@ -79,7 +83,7 @@ export function serveLegacy(ws: WebSocket, connection: Connection, options: Lega
         if (connection.has(id))
           return send(message("error", id, JSON.stringify({ errors: [{ message: `an operation already runs with id ${id}` }] })));
         const payload = (parsed.payload ?? {}) as GraphQLRequest;
-        return connection.start(id, payload, sink(id));
+        return connection.start(id, payload, new LegacySink(channel, id));
       }
       case "stop":
         if (id === undefined) return connectionError('parsing ClientMessage failed: key "id" not found');
@@ -97,7 +101,6 @@ export function serveLegacy(ws: WebSocket, connection: Connection, options: Lega
   });
   ws.once("close", () => {
     clearTimeout(initTimer);
-    clearInterval(keepAlive);
     connection.close();
   });
 }

@@ -11,11 +11,12 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { FastifyInstance } from "fastify";
-import { WebSocket, WebSocketServer } from "ws";
+import { type WebSocket, WebSocketServer } from "ws";
 import { clientAddress } from "../client-address.js";
+import { Channel, type ChannelOptions } from "./channel.js";
 import { CLOSE, Connection, type WebSocketApi } from "./connection.js";
 import { serveLegacy } from "./legacy.js";
-import { serveTransportWs } from "./transport-ws.js";
+import { transportWsServer } from "./transport-ws.js";
 
 export interface WebSocketOptions {
   /** Milliseconds between keep-alive messages (`ka`, or `ping`) and WebSocket pings (HASURA_GRAPHQL_WEBSOCKET_KEEPALIVE, 5 s). */
@@ -51,9 +52,30 @@ export interface WebSockets {
   readonly open: number;
 }
 
+/** The socket's channel, as `ws` calls its listeners (`this` is the socket). */
+const channels = new WeakMap<WebSocket, Channel>();
+
+function onPong(this: WebSocket): void {
+  const channel = channels.get(this);
+  if (channel) channel.alive = true;
+}
+
 export function registerWebSockets(app: FastifyInstance, api: WebSocketApi, options: WebSocketOptions): WebSockets {
   const wss = new WebSocketServer({ noServer: true, handleProtocols: chooseProtocol });
-  const sockets = new Set<WebSocket>();
+  const sockets = new Set<Channel>();
+  const channelOptions: ChannelOptions = {
+    keepAliveMs: options.keepAliveMs,
+    initTimeoutMs: options.initTimeoutMs,
+    maxBufferedBytes: options.maxBufferedBytes,
+    onError: (error: unknown) => options.logger.error({ err: error }, "unexpected failure serving a GraphQL WebSocket"),
+  };
+  const transportWs = transportWsServer(channelOptions);
+  // One timer for every socket: WebSocket pings (a peer that answers none within an interval is
+  // gone) and the protocols' keep-alive messages (Hasura's HASURA_GRAPHQL_WEBSOCKET_KEEPALIVE).
+  const heartbeat = setInterval(() => {
+    for (const channel of sockets) channel.tick();
+  }, options.keepAliveMs);
+  heartbeat.unref();
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (request.url ?? "").split("?")[0] ?? "";
@@ -65,58 +87,34 @@ export function registerWebSockets(app: FastifyInstance, api: WebSocketApi, opti
   };
 
   const accept = (ws: WebSocket, request: IncomingMessage) => {
-    sockets.add(ws);
-    const headers = lowerCaseHeaders(request);
     const connection = new Connection(api, {
       maxOperations: options.maxOperations,
       ip: clientAddress({ headers: request.headers, ip: request.socket.remoteAddress ?? "" }),
-      headers,
-      close: (code, reason) => ws.close(code, reason),
+      headers: lowerCaseHeaders(request),
+      socket: ws,
     });
-    const onError = (error: unknown) => options.logger.error({ err: error }, "unexpected failure serving a GraphQL WebSocket");
-    const send = (text: string) => {
-      if (ws.readyState !== WebSocket.OPEN) return;
-      if (ws.bufferedAmount > options.maxBufferedBytes) {
-        ws.close(CLOSE.slowReader, "the client reads too slowly");
-        // Its operations stop now, not when the close completes: nothing more is made for it.
-        connection.close();
-        // A client that does not read does not read the close frame either: it is dropped then.
-        setTimeout(() => ws.terminate(), options.keepAliveMs).unref();
-        return;
-      }
-      ws.send(text);
-    };
-    // A peer that answers no WebSocket ping within a keep-alive interval is gone.
-    let alive = true;
-    ws.on("pong", () => {
-      alive = true;
-    });
-    const heartbeat = setInterval(() => {
-      if (!alive) return ws.terminate();
-      alive = false;
-      ws.ping();
-    }, options.keepAliveMs);
-    ws.once("close", () => {
-      clearInterval(heartbeat);
-      sockets.delete(ws);
-    });
-    ws.on("error", onError);
-    const protocolOptions = { keepAliveMs: options.keepAliveMs, initTimeoutMs: options.initTimeoutMs, send, onError };
-    if (ws.protocol === "graphql-transport-ws") serveTransportWs(ws, connection, protocolOptions);
-    else serveLegacy(ws, connection, protocolOptions);
+    const channel = new Channel(ws, connection, channelOptions);
+    sockets.add(channel);
+    channels.set(ws, channel);
+    ws.on("pong", onPong);
+    ws.once("close", () => sockets.delete(channel));
+    ws.on("error", channelOptions.onError);
+    if (ws.protocol === "graphql-transport-ws") transportWs(channel);
+    else serveLegacy(channel);
   };
 
   app.server.on("upgrade", onUpgrade);
   const restartAll = (reason: string) => {
-    for (const ws of sockets) ws.close(CLOSE.restart, reason);
+    for (const { ws } of sockets) ws.close(CLOSE.restart, reason);
   };
   app.addHook("onClose", async () => {
     app.server.off("upgrade", onUpgrade);
+    clearInterval(heartbeat);
     restartAll("the server is stopping");
     // Sockets whose clients do not answer the close within a keep-alive interval are dropped.
     const deadline = Date.now() + options.keepAliveMs;
     while (sockets.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    for (const ws of sockets) ws.terminate();
+    for (const { ws } of sockets) ws.terminate();
     await new Promise<void>((resolve) => wss.close(() => resolve()));
   });
   return {

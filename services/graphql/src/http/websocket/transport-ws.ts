@@ -12,18 +12,14 @@
  * library's messages carry a placeholder that the socket replaces with the answer's text.
  */
 import { type GraphQLFormattedError, parse } from "graphql";
-import { type ExecutionResult, makeServer } from "graphql-ws";
-import type { WebSocket } from "ws";
+import { type ExecutionResult, makeServer, type Server } from "graphql-ws";
 import { HasuraError } from "../../engine/errors/index.js";
 import type { GraphQLRequest } from "../../engine/request/operation.js";
+import type { Channel, ChannelOptions } from "./channel.js";
 import type { Connection, OperationSink } from "./connection.js";
 
-export interface TransportOptions {
-  keepAliveMs: number;
-  initTimeoutMs: number;
-  send(text: string): void;
-  onError(error: unknown): void;
-}
+/** What the keep-alive sends once the connection is acknowledged. */
+const KEEP_ALIVE = '{"type":"ping","payload":{"message":"keepalive"}}';
 
 /** An answer's JSON text, spliced into the message the library writes. */
 class RawJson {
@@ -60,17 +56,14 @@ class Answers implements AsyncGenerator<ExecutionResult> {
   /** The operation's refusal or failure: its errors. */
   failure: GraphQLFormattedError[] | undefined;
 
-  constructor(private readonly onReturn: () => void) {}
+  readonly sink: OperationSink = new AnswersSink(this);
 
-  readonly sink: OperationSink = {
-    next: (body) => this.push(new RawJson(body)),
-    error: (body) => {
-      this.failure = (JSON.parse(body) as { errors: GraphQLFormattedError[] }).errors;
-    },
-    complete: () => this.end(),
-  };
+  constructor(
+    private readonly connection: Connection,
+    private readonly id: string,
+  ) {}
 
-  private push(answer: RawJson): void {
+  push(answer: RawJson): void {
     if (this.done) return;
     const waiting = this.waiting;
     if (waiting) {
@@ -79,7 +72,7 @@ class Answers implements AsyncGenerator<ExecutionResult> {
     } else this.queue.push(answer);
   }
 
-  private end(): void {
+  end(): void {
     this.done = true;
     const waiting = this.waiting;
     this.waiting = undefined;
@@ -103,7 +96,7 @@ class Answers implements AsyncGenerator<ExecutionResult> {
   }
 
   return(): Promise<IteratorResult<ExecutionResult>> {
-    this.onReturn();
+    this.connection.stop(this.id);
     this.end();
     return Promise.resolve({ value: undefined, done: true });
   }
@@ -119,6 +112,20 @@ class Answers implements AsyncGenerator<ExecutionResult> {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.return();
+  }
+}
+
+/** Where the connection sends an operation's answers: into its stream. */
+class AnswersSink implements OperationSink {
+  constructor(private readonly answers: Answers) {}
+  next(body: string): void {
+    this.answers.push(new RawJson(body));
+  }
+  error(body: string): void {
+    this.answers.failure = (JSON.parse(body) as { errors: GraphQLFormattedError[] }).errors;
+  }
+  complete(): void {
+    this.answers.end();
   }
 }
 
@@ -143,7 +150,12 @@ interface Extra {
   failures: Map<string, GraphQLFormattedError[]>;
 }
 
-export function serveTransportWs(ws: WebSocket, connection: Connection, options: TransportOptions): void {
+/**
+ * The protocol's server: the library's `makeServer`, made once (its hooks read the socket's own
+ * state from `extra`), and what serves one socket with it.
+ */
+export function transportWsServer(options: ChannelOptions): (channel: Channel) => void {
+  const { onError } = options;
   const server = makeServer<Record<string, unknown> | undefined, Extra>({
     connectionInitWaitTimeout: options.initTimeoutMs,
     jsonMessageReplacer: replacer,
@@ -153,12 +165,12 @@ export function serveTransportWs(ws: WebSocket, connection: Connection, options:
         return true;
       } catch (error) {
         // Refused credentials are the protocol's 4403; anything else is a fault, logged as well.
-        if (!(error instanceof HasuraError)) options.onError(error);
+        if (!(error instanceof HasuraError)) onError(error);
         return false;
       }
     },
     onSubscribe: async (ctx, id, payload) => {
-      const answers = new Answers(() => ctx.extra.connection.stop(id));
+      const answers = new Answers(ctx.extra.connection, id);
       await ctx.extra.connection.start(id, payload as GraphQLRequest, answers.sink);
       // A refusal is a stream that fails at once (the library's errors are made with its own
       // GraphQLError class, which need not be this module's): its `error` message carries ours.
@@ -175,18 +187,21 @@ export function serveTransportWs(ws: WebSocket, connection: Connection, options:
       return failure ?? errors.map((e) => e.toJSON());
     },
   });
-  let keepAlive: NodeJS.Timeout | undefined;
+  return (channel) => serve(server, channel);
+}
+
+function serve(server: Server<Extra>, channel: Channel): void {
+  const { ws, connection, options } = channel;
   const closed = server.opened(
     {
       protocol: ws.protocol,
       send: (data) => {
-        options.send(withAnswers(data));
+        channel.send(withAnswers(data));
         // Hasura completes a refused operation after its error.
         const refused = /^\{"id":("(?:[^"\\]|\\.)*"),"type":"error"/.exec(data);
-        if (refused) options.send(`{"id":${refused[1]},"type":"complete"}`);
+        if (refused) channel.send(`{"id":${refused[1]},"type":"complete"}`);
         // The ack starts the keep-alive pings (Hasura's HASURA_GRAPHQL_WEBSOCKET_KEEPALIVE).
-        if (!keepAlive && data.includes('"type":"connection_ack"'))
-          keepAlive = setInterval(() => options.send('{"type":"ping","payload":{"message":"keepalive"}}'), options.keepAliveMs);
+        if (channel.keepAlive === undefined && data.includes('"type":"connection_ack"')) channel.keepAlive = KEEP_ALIVE;
       },
       close: (code, reason) => ws.close(code, reason),
       onMessage: (cb) =>
@@ -205,7 +220,6 @@ export function serveTransportWs(ws: WebSocket, connection: Connection, options:
     { connection, failures: new Map() },
   );
   ws.once("close", (code, reason) => {
-    clearInterval(keepAlive);
     connection.close();
     closed(code, String(reason)).catch(options.onError);
   });
