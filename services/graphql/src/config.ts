@@ -107,6 +107,8 @@ function readSettings(env: Env) {
     streamBatchSize: integer("HASURA_GRAPHQL_STREAMING_QUERIES_MULTIPLEXED_BATCH_SIZE", 100, { min: 1 }),
     // Ours: live queries poll when the tables they read changed (a trigger's NOTIFY), not every interval.
     liveQueryChangeSignal: boolean("HASURA_GRAPHQL_LIVE_QUERIES_CHANGE_SIGNAL", true),
+    // Ours: how long (ms) a poller woken by the signal waits after its previous poll ended (0: at once).
+    liveQuerySignalGapMs: integer("HASURA_GRAPHQL_LIVE_QUERIES_CHANGE_SIGNAL_MIN_INTERVAL", 100, { min: 0 }),
     // WebSockets (Hasura's names, in seconds): keep-alive interval and how long a client has to send connection_init.
     websocketKeepAlive: integer("HASURA_GRAPHQL_WEBSOCKET_KEEPALIVE", 5, { min: 1 }),
     websocketInitTimeout: integer("HASURA_GRAPHQL_WEBSOCKET_CONNECTION_INIT_TIMEOUT", 3, { min: 1 }),

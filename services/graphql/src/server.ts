@@ -86,6 +86,7 @@ export async function createGraphql(
       subscriptions: {
         refetchMs: config.liveQueryRefetchMs,
         batchSize: config.liveQueryBatchSize,
+        signalGapMs: config.liveQuerySignalGapMs,
         streamRefetchMs: config.streamRefetchMs,
         streamBatchSize: config.streamBatchSize,
         timeLimitMs: (config.timeLimit ?? 60) * 1000,

@@ -120,6 +120,26 @@ describe.each(testBackends)("the change signal (%s)", (backend) => {
     expect(inbox.bodies).toHaveLength(2);
   });
 
+  it("polls a table written without pause at most once per HASURA_GRAPHQL_LIVE_QUERIES_CHANGE_SIGNAL_MIN_INTERVAL (100 ms)", async () => {
+    const inbox = await subscribe("subscription { counters(where: {id: {_eq: 4}}) { value } }");
+    const before = sent();
+    // 50 writes, 20 ms apart: polled at once each time, that would be 50 polls.
+    const started = Date.now();
+    for (let value = 1; value <= 50; value++) {
+      await handle.db.query(sql`UPDATE counters SET value = ${value} WHERE id = 4`);
+      await sleep(20);
+    }
+    const elapsed = Date.now() - started;
+    await until(() => JSON.stringify(inbox.last) === JSON.stringify({ data: { counters: [{ value: 50 }] } }));
+    // Every poller reading counters polls (those of the tests before this one too), and a view's
+    // poller may poll once on its interval.
+    const pollers = service.runtime.pollerReads.filter((reads) => reads.tables.has("public.counters")).length;
+    const polls = sent() - before;
+    expect(polls).toBeGreaterThanOrEqual(2 * pollers);
+    expect(polls).toBeLessThanOrEqual(pollers * (Math.ceil(elapsed / 100) + 2) + 1);
+    expect(polls).toBeLessThan(pollers * 50);
+  });
+
   it("polls a view every refetch interval: its tables' writes are not observed", async () => {
     const inbox = await subscribe("subscription { counters_view(where: {id: {_eq: 2}}) { value } }");
     await handle.db.query(sql`UPDATE counters SET value = 100 WHERE id = 2`);

@@ -116,6 +116,7 @@ export class Engine {
     this.subscriptions = new SubscriptionExecutor({
       refetchMs: options.subscriptions?.refetchMs ?? 1000,
       batchSize: options.subscriptions?.batchSize ?? 100,
+      signalGapMs: options.subscriptions?.signalGapMs ?? 100,
       streamRefetchMs: options.subscriptions?.streamRefetchMs ?? 1000,
       streamBatchSize: options.subscriptions?.streamBatchSize ?? 100,
       timeLimitMs: options.subscriptions?.timeLimitMs ?? 0,

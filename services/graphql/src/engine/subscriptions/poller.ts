@@ -39,6 +39,11 @@ export interface PollerOptions {
   batchSize: number;
   /** Bytes one poll statement's answer may take. */
   responseBytes: number;
+  /**
+   * Milliseconds a poller woken by the change signal waits after its previous poll ended (0: at
+   * once), so that a table written without pause does not keep its pollers polling back to back.
+   */
+  signalGapMs?: number;
   /** Milliseconds one poll statement may run; 0 for no limit. */
   timeLimitMs: number;
   /** Whether errors show `extensions.internal` to these subscribers (their role's rule). */
@@ -66,9 +71,13 @@ export class LivePoller {
   private readonly cohorts = new Map<string, Cohort>();
   private readonly statementName: string;
   private timer: NodeJS.Timeout | undefined;
+  /** When the timer fires (performance.now()). */
+  private timerDue = Number.POSITIVE_INFINITY;
   private polling = false;
-  /** A cohort came while a poll ran: poll again at once after it. */
-  private again = false;
+  /** A cohort or a change came while a poll ran: poll again this many ms after it. */
+  private again: number | undefined;
+  /** When the last poll ended (performance.now()). */
+  private ended = Number.NEGATIVE_INFINITY;
   /** The last poll pushed a stream's batch: more rows may be waiting past the cursor. */
   private streamed = false;
   private stopped = false;
@@ -105,7 +114,7 @@ export class LivePoller {
       cohortIds += 1;
       cohort = { id: String(cohortIds), input, vars, subscribers: new Set(), last: undefined, clock };
       this.add(cohort);
-      this.pollSoon();
+      this.pollSoon(0);
     } else if (cohort.last !== undefined && !this.stream) subscriber.push(cohort.last);
     cohort.subscribers.add(subscriber);
     return () => {
@@ -148,29 +157,41 @@ export class LivePoller {
     if (cohort.clock) this.clocked -= 1;
   }
 
-  /** A statement wrote `table`: polls soon if the statement reads it (a burst of writes costs one more poll at most). */
+  /**
+   * A statement wrote `table`: polls if the statement reads it, at once unless the last poll ended
+   * less than the signal's gap ago (a burst of writes costs one more poll at most).
+   */
   changed(table: string): void {
-    if (!this.stopped && this.watch?.reads.tables.has(table)) this.pollSoon();
+    if (this.stopped || !this.watch?.reads.tables.has(table)) return;
+    const gap = this.options.signalGapMs ?? 0;
+    this.pollSoon(this.polling ? gap : Math.max(0, this.ended + gap - performance.now()));
   }
 
   /** The signal's connection is back (a change may have been missed: poll now) or lost (the interval takes over). */
   listening(up: boolean): void {
     if (this.stopped) return;
-    if (up) this.pollSoon();
-    else if (!this.polling && this.timer === undefined) this.timer = setTimeout(() => void this.run(), this.options.refetchMs);
+    if (up) this.pollSoon(0);
+    else if (!this.polling && this.timer === undefined) this.schedule(this.options.refetchMs);
   }
 
-  private pollSoon(): void {
-    if (this.polling) {
-      this.again = true;
-      return;
-    }
+  /** Polls in `delay` ms (after the poll running now, if one is). */
+  private pollSoon(delay: number): void {
+    if (this.polling) this.again = Math.min(this.again ?? delay, delay);
+    else this.schedule(delay);
+  }
+
+  /** Sets the timer to `delay` ms from now, unless it already fires sooner. */
+  private schedule(delay: number): void {
+    const due = performance.now() + delay;
+    if (this.timer !== undefined && this.timerDue <= due) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.run(), 0);
+    this.timerDue = due;
+    this.timer = setTimeout(() => void this.run(), delay);
   }
 
   private async run(): Promise<void> {
     this.timer = undefined;
+    this.timerDue = Number.POSITIVE_INFINITY;
     if (this.stopped) return;
     this.polling = true;
     try {
@@ -180,14 +201,15 @@ export class LivePoller {
       this.options.logger?.error({ err: error }, "unexpected failure of a live query's poller");
     } finally {
       this.polling = false;
+      this.ended = performance.now();
     }
     if (this.stopped || this.cohorts.size === 0) return;
     const again = this.again;
-    this.again = false;
+    this.again = undefined;
     // Told of every change to what it reads: it waits for the next one rather than for the interval
     // (a stream that just pushed a batch polls on: rows already there may follow the batch).
-    if (!again && !this.streamed && this.signalled) return;
-    this.timer = setTimeout(() => void this.run(), again ? 0 : this.options.refetchMs);
+    if (again === undefined && !this.streamed && this.signalled) return;
+    this.schedule(Math.min(again ?? this.options.refetchMs, this.options.refetchMs));
   }
 
   /** Polls every cohort, batch after batch. */
