@@ -1,8 +1,9 @@
 /**
  * LISTEN on a connection of its own: every NOTIFY on the channel reaches the handler with its
- * payload (a transaction's on commit, none on rollback), other channels' do not; on PostgreSQL a
- * lost listening connection is reported, listened again and reported back, and notifications
- * flow again; stopping closes that connection.
+ * payload (a transaction's on commit, none on rollback), other channels' do not; on PostgreSQL
+ * every channel of a Database shares one connection, closed once the last is let go, and a lost
+ * listening connection is reported, listened again and reported back, and notifications flow
+ * again.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,6 +50,35 @@ describe.each(targets)("listen on $name", (target: Target) => {
     await db.query(sql`SELECT pg_notify(${channel}, ${"after stop"})`);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(payloads).not.toContain("after stop");
+  });
+
+  it.runIf(target.name === "postgres")("listens to every channel on one connection, closed once the last is let go", async () => {
+    const listening = async () =>
+      (
+        await db.query<{ n: number }>(
+          // The listening connection's last statement: a LISTEN, or an UNLISTEN once a channel is let go.
+          sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query ~ '^(UN)?LISTEN ' AND pid <> pg_backend_pid()`,
+        )
+      ).rows[0]?.n;
+    const first: string[] = [];
+    const second: string[] = [];
+    const stopFirst = await db.listen(`${channel}_a`, { notify: (payload) => first.push(payload) });
+    const stopSecond = await db.listen(`${channel}_b`, { notify: (payload) => second.push(payload) });
+    // A second listener of the same channel shares it too.
+    const again: string[] = [];
+    const stopAgain = await db.listen(`${channel}_a`, { notify: (payload) => again.push(payload) });
+    expect(await listening()).toBe(1);
+    await db.query(sql`SELECT pg_notify(${`${channel}_a`}, ${"a"}), pg_notify(${`${channel}_b`}, ${"b"})`);
+    await until(() => first.length === 1 && second.length === 1 && again.length === 1);
+    expect([first, second, again]).toEqual([["a"], ["b"], ["a"]]);
+    await stopAgain();
+    await stopFirst();
+    await db.query(sql`SELECT pg_notify(${`${channel}_a`}, ${"a again"}), pg_notify(${`${channel}_b`}, ${"b again"})`);
+    await until(() => second.length === 2);
+    expect(first).toEqual(["a"]);
+    expect(await listening()).toBe(1);
+    await stopSecond();
+    await until(async () => (await listening()) === 0);
   });
 
   it.runIf(target.name === "postgres")("reports a lost listening connection, listens again and says so", async () => {

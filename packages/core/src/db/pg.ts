@@ -164,6 +164,7 @@ export function openPostgres(url: string, options: Omit<DatabaseOptions, "url" |
   });
   // An idle client losing its server must not crash the process; the next query reconnects.
   pool.on("error", () => {});
+  const listener = new SharedListener(options.listenUrl ?? url, options.applicationName);
   return {
     kind: "postgres",
     driver: pool,
@@ -191,75 +192,138 @@ export function openPostgres(url: string, options: Omit<DatabaseOptions, "url" |
         client.release(checkout.broken);
       }
     },
-    listen: (channel, handlers) => listenOn(options.listenUrl ?? url, options.applicationName, channel, handlers),
-    close: () => pool.end(),
+    listen: (channel, handlers) => listener.listen(channel, handlers),
+    async close() {
+      await listener.close();
+      await pool.end();
+    },
   };
 }
 
 /** Delays between attempts to listen again: growing to 5 s. */
 const RELISTEN_DELAYS_MS = [100, 250, 500, 1000, 2000, 5000];
 
-/** LISTEN on a client of its own, outside the pool, connected again whenever it is lost. */
-async function listenOn(url: string, applicationName: string | undefined, channel: string, handlers: ListenHandlers) {
-  let client: pg.Client | undefined;
-  let stopped = false;
-  let attempts = 0;
-  let timer: NodeJS.Timeout | undefined;
-  const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: url, types, ...(applicationName ? { application_name: applicationName } : {}) });
-    next.on("notification", (message) => {
-      if (message.channel === channel) handlers.notify(message.payload ?? "");
+/**
+ * Every LISTEN of one Database on one client of its own, outside the pool (what one instance's
+ * live queries and event triggers wait on costs the server one connection): connected when the
+ * first channel is listened to, closed when the last one is let go, and connected again whenever
+ * it is lost (each channel listened to again, each listener told it was lost and is back).
+ * Changes to it run one after another.
+ */
+class SharedListener {
+  private client: pg.Client | undefined;
+  private readonly channels = new Map<string, Set<ListenHandlers>>();
+  private work: Promise<unknown> = Promise.resolve();
+  private attempts = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly applicationName: string | undefined,
+  ) {}
+
+  listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>> {
+    return this.serial(async () => {
+      const client = this.client ?? (await this.connect());
+      let listeners = this.channels.get(channel);
+      if (!listeners) {
+        await client.query(`LISTEN ${quoteIdent(channel)}`);
+        listeners = new Set();
+        this.channels.set(channel, listeners);
+      }
+      listeners.add(handlers);
+      return () => this.unlisten(channel, handlers);
     });
-    // A lost connection: say so, then listen again.
+  }
+
+  /** Closes the client (the Database is closing). */
+  close(): Promise<void> {
+    return this.serial(async () => {
+      this.channels.clear();
+      await this.disconnect();
+    });
+  }
+
+  /** Runs `step` once the steps before it are over. */
+  private serial<T>(step: () => Promise<T>): Promise<T> {
+    const run = this.work.then(step, step);
+    // The chain goes on whatever a step's outcome; its caller sees that outcome.
+    this.work = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private unlisten(channel: string, handlers: ListenHandlers): Promise<void> {
+    return this.serial(async () => {
+      const listeners = this.channels.get(channel);
+      if (!listeners?.delete(handlers) || listeners.size > 0) return;
+      this.channels.delete(channel);
+      if (this.channels.size === 0) return this.disconnect();
+      // A connection lost meanwhile listens to nothing: there is nothing to undo on it.
+      await this.client?.query(`UNLISTEN ${quoteIdent(channel)}`).catch(() => undefined);
+    });
+  }
+
+  private async disconnect(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const last = this.client;
+    this.client = undefined;
+    // Letting go: a client whose server is already gone closes with an error nobody can act on.
+    await last?.end().catch(() => undefined);
+  }
+
+  private async connect(): Promise<pg.Client> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const applicationName = this.applicationName;
+    const next = new pg.Client({ connectionString: this.url, types, ...(applicationName ? { application_name: applicationName } : {}) });
+    next.on("notification", (message) => {
+      for (const handlers of this.channels.get(message.channel) ?? []) handlers.notify(message.payload ?? "");
+    });
+    // A lost connection: its listeners are told, then it is connected again.
     const lost = () => {
-      if (client !== next || stopped) return;
-      client = undefined;
-      handlers.state?.(false);
-      retry();
+      if (this.client !== next) return;
+      this.client = undefined;
+      for (const handlers of this.everyListener()) handlers.state?.(false);
+      this.retry();
     };
     next.on("error", lost);
     next.on("end", lost);
     try {
       await next.connect();
-      await next.query(`LISTEN ${quoteIdent(channel)}`);
+      for (const channel of this.channels.keys()) await next.query(`LISTEN ${quoteIdent(channel)}`);
     } catch (error) {
       next.removeAllListeners("end");
       // Closing a client that failed to connect or listen: the failure rethrown is the one to see.
       await next.end().catch(() => undefined);
       throw error;
     }
-    if (stopped) {
-      // Stopped while connecting: this client is not wanted, whether or not its close succeeds.
-      await next.end().catch(() => undefined);
-      return;
-    }
-    client = next;
-    attempts = 0;
-  };
-  const retry = () => {
-    const delay = RELISTEN_DELAYS_MS[Math.min(attempts, RELISTEN_DELAYS_MS.length - 1)] as number;
-    attempts += 1;
-    timer = setTimeout(() => {
-      connect().then(
-        () => {
-          if (!stopped) handlers.state?.(true);
-        },
-        () => {
-          if (!stopped) retry();
-        },
-      );
+    this.client = next;
+    this.attempts = 0;
+    return next;
+  }
+
+  private retry(): void {
+    if (this.channels.size === 0) return;
+    const delay = RELISTEN_DELAYS_MS[Math.min(this.attempts, RELISTEN_DELAYS_MS.length - 1)] as number;
+    this.attempts += 1;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.serial(async () => {
+        if (this.client || this.channels.size === 0) return;
+        await this.connect();
+        for (const handlers of this.everyListener()) handlers.state?.(true);
+      }).catch(() => this.retry());
     }, delay);
-    timer.unref();
-  };
-  await connect();
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    const last = client;
-    client = undefined;
-    // Stopping: a client whose server is already gone closes with an error nobody can act on.
-    await last?.end().catch(() => undefined);
-  };
+    this.timer.unref();
+  }
+
+  private *everyListener(): Iterable<ListenHandlers> {
+    for (const listeners of this.channels.values()) yield* listeners;
+  }
 }
 
 function quoteIdent(name: string): string {

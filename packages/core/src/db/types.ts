@@ -78,9 +78,10 @@ export interface Database extends Queryable {
   /** Runs `work` in one transaction on one connection; commits on success, rolls back on throw. */
   transaction<T>(work: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
-   * LISTENs on `channel` on a connection of its own (the pool's connections stay for statements),
-   * connected again with a growing delay whenever it is lost; resolves once listening, to the
-   * function that stops listening and closes that connection.
+   * LISTENs on `channel` on the Database's one listening connection (the pool's connections stay
+   * for statements; every channel shares it), connected again with a growing delay whenever it is
+   * lost; resolves once listening, to the function that stops listening (the connection is
+   * closed when no channel is listened to any more).
    */
   listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>;
   close(): Promise<void>;
