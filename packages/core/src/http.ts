@@ -50,6 +50,19 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     );
   });
 
+  // Closing: a keep-alive connection whose request was in flight when the server began to close is
+  // not idle then, and would hold the close until its client lets it go (Fastify keeps connections
+  // alive 72 s). A response sent while closing tells the client to close the connection with it.
+  let closing = false;
+  app.addHook("preClose", (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook("onSend", (_request, reply, payload, done) => {
+    if (closing) reply.header("connection", "close");
+    done(null, payload);
+  });
+
   app.setErrorHandler((error: FastifyError, request, reply) => sendError(options, error, request, reply));
   return app;
 }

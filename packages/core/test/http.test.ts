@@ -124,3 +124,39 @@ describe("createHttpApp", () => {
     ]);
   });
 });
+
+describe("createHttpApp closing", () => {
+  it("tells the client to close a kept-alive connection whose request was in flight, so close() does not wait for it", async () => {
+    const app = createHttpApp({
+      logger: pino({ level: "silent" }),
+      renderError: (error) => ({ status: error.status, body: { error: error.code } }),
+      renderInternal: (id) => ({ id }),
+    });
+    let release: () => void = () => {};
+    let arrived: () => void = () => {};
+    const inFlight = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    app.get("/slow", async () => {
+      arrived();
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return { ok: true };
+    });
+    const url = await app.listen({ host: "127.0.0.1", port: 0 });
+    // fetch keeps its connection alive (Fastify answers `keep-alive: timeout=72`).
+    const answer = fetch(`${url}/slow`);
+    await inFlight;
+    const started = Date.now();
+    const closed = app.close();
+    // The close has begun (the server stopped accepting connections) when the answer goes out.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    release();
+    const response = await answer;
+    expect(response.headers.get("connection")).toBe("close");
+    expect(await response.json()).toEqual({ ok: true });
+    await closed;
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});

@@ -171,8 +171,11 @@ export async function createGraphql(
     runtime,
     async close() {
       await runtime.close();
-      await app.close();
+      // Before the server closes: a delivery in flight may make its handler call this engine back,
+      // and a connection kept alive after the server began closing holds the close until the
+      // client lets it go (Fastify's keep-alive of 72 s).
       await worker.stop();
+      await app.close();
       await closeDb();
     },
   };
