@@ -28,6 +28,8 @@ async function setUp(service: Service): Promise<void> {
         CREATE TABLE other (id int PRIMARY KEY);
         CREATE VIEW counters_view AS SELECT * FROM counters;
         CREATE TABLE deadlines (id int PRIMARY KEY, due timestamptz NOT NULL);
+        CREATE DOMAIN moment AS timestamptz;
+        CREATE TABLE reminders (id int PRIMARY KEY, at moment NOT NULL);
         CREATE TABLE parents (id int NOT NULL);
         CREATE TABLE children () INHERITS (parents);`,
     },
@@ -36,7 +38,10 @@ async function setUp(service: Service): Promise<void> {
   const tracked = await admin(service, "/v1/metadata", {
     type: "bulk",
     args: [
-      ...["counters", "other", "counters_view", "deadlines", "parents"].map((table) => ({ type: "pg_track_table", args: { table } })),
+      ...["counters", "other", "counters_view", "deadlines", "reminders", "parents"].map((table) => ({
+        type: "pg_track_table",
+        args: { table },
+      })),
       // A role that sees only what is due: its filter reads the clock.
       {
         type: "pg_create_select_permission",
@@ -78,7 +83,7 @@ describe.each(testBackends)("the change signal (%s)", (backend) => {
       sql`SELECT c.relname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE t.tgname = 'hdb_live_query_change' ORDER BY 1`,
     );
     // Not on parents: its children's writes would not fire it.
-    expect(rows.map((r) => r.name)).toEqual(["counters", "deadlines", "other"]);
+    expect(rows.map((r) => r.name)).toEqual(["counters", "deadlines", "other", "reminders"]);
   });
 
   it("sends no statement while nothing changes, and polls at once when a table it reads is written", async () => {
@@ -151,6 +156,7 @@ describe.each(testBackends)("the change signal (%s)", (backend) => {
 
   it("polls every refetch interval while a cohort compares a date with the clock, as a query or a permission may", async () => {
     await handle.db.query(sql`INSERT INTO deadlines VALUES (1, now() - interval '1 hour'), (2, now() + interval '1500 milliseconds')`);
+    await handle.db.query(sql`INSERT INTO reminders SELECT id, due FROM deadlines`);
     // A fixed date: the signal covers it, nothing is sent while nothing is written.
     const fixed = await subscribe('subscription { deadlines(where: {due: {_lte: "3000-01-01"}}) { id } }');
     let idle = sent();
@@ -166,10 +172,14 @@ describe.each(testBackends)("the change signal (%s)", (backend) => {
     const user: Session = { role: "user", variables: { "x-hasura-role": "user" }, isAdmin: false, useBackendOnly: false };
     const permitted = await subscribe("subscription { deadlines(order_by: {id: asc}) { id } }", undefined, user);
     for (const inbox of [asked, literal, permitted]) expect(inbox.last).toEqual({ data: { deadlines: [{ id: 1 }] } });
+    // A column of a domain over timestamptz.
+    const domain = await subscribe('subscription { reminders(where: {at: {_lte: "now"}}, order_by: {id: asc}) { id } }');
+    expect(domain.last).toEqual({ data: { reminders: [{ id: 1 }] } });
     idle = sent();
-    const all = [asked, literal, permitted];
+    const all = [asked, literal, permitted, domain];
     await until(() => all.every((inbox) => inbox.bodies.length === 2), REFETCH_MS + 3000);
-    for (const inbox of all) expect(inbox.last).toEqual({ data: { deadlines: [{ id: 1 }, { id: 2 }] } });
+    for (const inbox of [asked, literal, permitted]) expect(inbox.last).toEqual({ data: { deadlines: [{ id: 1 }, { id: 2 }] } });
+    expect(domain.last).toEqual({ data: { reminders: [{ id: 1 }, { id: 2 }] } });
     expect(sent()).toBeGreaterThan(idle);
     // The fixed date's cohort was not written to: it was answered once.
     expect(fixed.bodies).toEqual([{ data: { deadlines: [{ id: 1 }, { id: 2 }] } }]);

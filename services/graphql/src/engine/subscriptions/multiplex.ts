@@ -27,9 +27,6 @@ export interface MultiplexedStatement {
   clock: number[];
 }
 
-/** `date`, `time[stamp] with[out] time zone` and their arrays, as format_type prints them. */
-const DATE_TIME = /^(date|time|timestamp)\b/;
-
 /**
  * Whether a value read as a date or time is the clock: PostgreSQL's special inputs `now`,
  * `today`, `tomorrow` and `yesterday` (https://www.postgresql.org/docs/current/datatype-datetime.html,
@@ -41,23 +38,41 @@ export function namesClock(value: unknown): boolean {
   return Array.isArray(value) && value.some(namesClock);
 }
 
+/** A statement's parameters as PostgreSQL infers them. */
+export interface ParameterTypes {
+  /** Each one's type, as format_type prints it. */
+  names: string[];
+  /** Whether each one is read as a date or a time (typcategory `D`, a domain's or an array's element's too). */
+  dateTime: boolean[];
+}
+
 /**
  * The PostgreSQL types of a statement's parameters, as PostgreSQL infers them: PREPAREd on one
  * connection (inside a transaction, so nothing is left behind) and read from pg_prepared_statements.
  */
-export async function parameterTypes(db: Database, statement: Compiled, signal?: AbortSignal): Promise<string[]> {
-  if (statement.values.length === 0) return [];
+export async function parameterTypes(db: Database, statement: Compiled, signal?: AbortSignal): Promise<ParameterTypes> {
+  if (statement.values.length === 0) return { names: [], dateTime: [] };
   const text = `PREPARE hdb_subscription_probe AS ${statement.text}`;
   try {
     return await db.transaction(
       async (tx) => {
         await tx.exec(text);
-        const { rows } = await tx.query<{ types: string[] | string }>(
-          sql`SELECT parameter_types::text[] AS types FROM pg_prepared_statements WHERE name = 'hdb_subscription_probe'`,
+        // A domain has its base type's category; an array's element is looked at.
+        const { rows } = await tx.query<{ types: string[] | string; date_time: string }>(
+          sql`SELECT parameter_types::text[] AS types,
+            array_to_string(ARRAY(
+              SELECT CASE WHEN coalesce(CASE WHEN t.typcategory = 'A' THEN e.typcategory ELSE t.typcategory END, 'D') = 'D' THEN 't' ELSE 'f' END
+              FROM unnest(parameter_types) WITH ORDINALITY AS p(oid, n)
+              LEFT JOIN pg_catalog.pg_type t ON t.oid = p.oid LEFT JOIN pg_catalog.pg_type e ON e.oid = t.typelem
+              ORDER BY p.n), '') AS date_time
+            FROM pg_prepared_statements WHERE name = 'hdb_subscription_probe'`,
         );
         await tx.exec("DEALLOCATE hdb_subscription_probe");
         const types = rows[0]?.types ?? [];
-        return Array.isArray(types) ? types : parseTextArray(types);
+        return {
+          names: Array.isArray(types) ? types : parseTextArray(types),
+          dateTime: [...(rows[0]?.date_time ?? "")].map((flag) => flag === "t"),
+        };
       },
       { signal },
     );
@@ -94,17 +109,17 @@ function parseTextArray(text: string): string[] {
 const COHORTS = sql`unnest(${COHORT_IDS}::text[], ${COHORT_VALUES}::json[]) AS "_subs"("id", "vars")`;
 
 /** The multiplexed statement of a live query's root field (its JSON) whose own statement's parameters have `types`. */
-export function multiplexedLive(field: Sql, types: readonly string[]): MultiplexedStatement {
+export function multiplexedLive(field: Sql, types: ParameterTypes): MultiplexedStatement {
   return multiplexed(sql`SELECT "_subs"."id" AS "id", (${field})::text AS "result" FROM ${COHORTS}`, types);
 }
 
 /** The multiplexed statement of a stream's batch (a sub-select of `result` and `cursor`), joined to each cohort. */
-export function multiplexedStream(batch: Sql, types: readonly string[]): MultiplexedStatement {
+export function multiplexedStream(batch: Sql, types: ParameterTypes): MultiplexedStatement {
   const select = sql`SELECT "_subs"."id" AS "id", ("_r"."result")::text AS "result", "_r"."cursor" AS "cursor" FROM ${COHORTS} LEFT JOIN LATERAL ${batch} AS "_r" ON true`;
   return multiplexed(select, types);
 }
 
-function multiplexed(select: Sql, types: readonly string[]): MultiplexedStatement {
+function multiplexed(select: Sql, types: ParameterTypes): MultiplexedStatement {
   const params: unknown[] = [];
   const clock: number[] = [];
   const text = renderText(select, (value) => {
@@ -112,8 +127,9 @@ function multiplexed(select: Sql, types: readonly string[]): MultiplexedStatemen
     if (value === COHORT_VALUES) return "$2";
     const index = params.length;
     params.push(value);
-    const type = types[index];
-    if (type === undefined || DATE_TIME.test(type)) clock.push(index);
+    const type = types.names[index];
+    // A parameter of no known type is looked at too: a false match only costs interval polling.
+    if (type === undefined || types.dateTime[index] !== false) clock.push(index);
     // The type's name as PostgreSQL printed it (format_type: quoted where it must be).
     return type ? `(("_subs"."vars" ->> ${index})::${type})` : `("_subs"."vars" ->> ${index})`;
   });
