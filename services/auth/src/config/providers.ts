@@ -1,6 +1,8 @@
 /**
- * The eighteen external OAuth providers (EXTERNAL_<NAME>_*). They are read and validated
- * now so a deployment's settings are checked at start-up; the OAuth flows come later.
+ * The external OAuth providers GoTrue serves (EXTERNAL_<NAME>_*; supabase/auth
+ * internal/conf/configuration.go ProviderConfiguration). They are read and validated now so a
+ * deployment's settings are checked at start-up; the sign-in flows (/authorize, /callback) are
+ * not built yet.
  */
 import { boolean, custom, type Env, readConfig, string } from "@platform/core";
 import { names, optionalUrl } from "./values.js";
@@ -12,20 +14,30 @@ export const PROVIDERS = [
   "discord",
   "facebook",
   "figma",
+  "fly",
   "github",
   "gitlab",
   "google",
   "kakao",
   "keycloak",
+  "linkedin",
   "linkedin_oidc",
   "notion",
+  "slack",
   "slack_oidc",
+  "snapchat",
   "spotify",
   "twitch",
   "twitter",
+  "vercel_marketplace",
+  "workos",
+  "x",
   "zoom",
 ] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
+
+/** The providers GET /settings lists in `external`: all but x and vercel_marketplace (supabase/auth internal/api/settings.go). */
+export const SETTINGS_PROVIDERS: readonly ProviderName[] = PROVIDERS.filter((p) => p !== "x" && p !== "vercel_marketplace");
 
 export interface ProviderConfig {
   enabled: boolean;

@@ -1,21 +1,23 @@
-/** GET /settings and GET /health. */
-import { type AuthConfig, PROVIDERS } from "../config.js";
+/** GET /settings (the keys of supabase/auth internal/api/settings.go) and GET /health. */
+
+import { SETTINGS_PROVIDERS } from "../config/providers.js";
+import type { AuthConfig } from "../config.js";
 
 export const VERSION = "v0.1.0";
 
 export function settings(config: AuthConfig) {
   const external: Record<string, boolean> = { anonymous_users: config.external.anonymousUsers };
-  for (const provider of PROVIDERS) external[provider] = config.external.providers[provider].enabled;
+  for (const provider of SETTINGS_PROVIDERS) external[provider] = config.external.providers[provider].enabled;
   external.email = config.external.email;
   external.phone = config.external.phone;
   return {
     external,
     disable_signup: config.disableSignup,
-    autoconfirm: config.mailer.autoconfirm,
     mailer_autoconfirm: config.mailer.autoconfirm,
     phone_autoconfirm: config.sms.autoconfirm,
     sms_provider: config.sms.provider ?? "",
     saml_enabled: false,
+    saml_private_key_next_configured: false,
     passkeys_enabled: false,
   };
 }
