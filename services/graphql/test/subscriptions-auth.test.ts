@@ -9,6 +9,7 @@
  * The webhook is asked once, at connection_init, not again for each operation, as Hasura does.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeReason } from "../src/http/websocket/legacy.js";
 import { HS_SECRET, hasuraClaims, hsKey, NAMESPACE, type Signer, sign, signer } from "./support/auth.js";
 import { type BoundsSetup, openBoundsService } from "./support/bounds.js";
 import { testBackends } from "./support/db.js";
@@ -62,7 +63,10 @@ async function listening(backend: (typeof testBackends)[number], env: Record<str
   return { setup, url };
 }
 
-/** A refused connection_init: graphql-transport-ws is closed with 4403; the legacy protocol gets `connection_error` carrying `message`, then 4403. */
+/**
+ * A refused connection_init: graphql-transport-ws is closed with 4403; the legacy protocol gets
+ * `connection_error` carrying `message`, then 4400 with the message in the reason, as Hasura closes it.
+ */
 async function expectRefused(url: string, headers: Record<string, string>, message: string): Promise<void> {
   const modern = await open(url, "graphql-transport-ws");
   modern.send({ type: "connection_init", payload: { headers } });
@@ -72,7 +76,10 @@ async function expectRefused(url: string, headers: Record<string, string>, messa
   const legacy = await open(url, "graphql-ws");
   legacy.send({ type: "connection_init", payload: { headers } });
   expect(await legacy.next()).toEqual({ type: "connection_error", payload: message });
-  expect(await within(legacy.closed, 5000, "graphql-ws: the refused socket was not closed")).toEqual(FORBIDDEN);
+  expect(await within(legacy.closed, 5000, "graphql-ws: the refused socket was not closed")).toEqual({
+    code: 4400,
+    reason: closeReason(`Connection initialization failed: ${message}`),
+  });
   expect(legacy.count("connection_ack")).toBe(0);
 }
 

@@ -3,7 +3,7 @@
  * (https://github.com/apollographql/subscriptions-transport-ws/blob/master/PROTOCOL.md), which
  * Hasura serves when the client names no subprotocol: `connection_init` answered by
  * `connection_ack` (then `ka` every keep-alive interval, never before the ack) or by
- * `connection_error` and a close; `start` answered by `data` messages (a query's or mutation's
+ * `connection_error` and a close with 4400 (as Hasura closes it); `start` answered by `data` messages (a query's or mutation's
  * one, then `complete`), a refusal by `error` (`{"errors": [...]}`) then `complete`; `stop` ends a
  * subscription and sends nothing; `connection_terminate` closes. A message that is not one of
  * these, or `stop` without an id, is answered `connection_error` and the socket stays open, as
@@ -38,6 +38,13 @@ class LegacySink implements OperationSink {
 
 const KEEP_ALIVE = message("ka", undefined);
 
+/** A close frame's reason: at most 123 bytes of UTF-8 (RFC 6455 section 5.5), cut on a character. */
+export function closeReason(text: string): string {
+  let out = text;
+  while (Buffer.byteLength(out) > 123) out = out.slice(0, -1);
+  return out;
+}
+
 export function serveLegacy(channel: Channel): void {
   const { ws, connection, options } = channel;
   const send = (text: string) => channel.send(text);
@@ -64,8 +71,11 @@ export function serveLegacy(channel: Channel): void {
           initialising = connection.init(parsed.payload);
           await initialising;
         } catch (error) {
-          connectionError(error instanceof Error ? error.message : String(error));
-          ws.close(4403, "Forbidden");
+          const text = error instanceof Error ? error.message : String(error);
+          connectionError(text);
+          // Hasura's Apollo-protocol refusal (Hasura.GraphQL.Transport.WebSocket.Server
+          // mkWSServerErrorCode): 4400, the reason naming the failure, within a close frame's 123 bytes.
+          ws.close(4400, closeReason(`Connection initialization failed: ${text}`));
           return;
         }
         clearTimeout(initTimer);
