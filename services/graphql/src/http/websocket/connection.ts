@@ -49,6 +49,10 @@ export interface ConnectionOptions {
   headers: Record<string, string>;
   /** The socket, closed with a code and reason when the session expires. */
   socket: { close(code: number, reason: string): void };
+  /** The socket's id in the log. */
+  websocket: string;
+  /** Where each operation's start and end are logged. */
+  logger: { info(details: object, message: string): void };
 }
 
 /** The headers of `connection_init`: its `headers` object, or its own keys, over the upgrade's (names lower-cased). */
@@ -122,17 +126,15 @@ export class Connection {
     const entry = { controller, stop: NOT_STARTED };
     this.operations.set(id, entry);
     operationIds += 1;
-    const context: RequestContext = {
-      signal: controller.signal,
-      ip: this.options.ip,
-      requestId: `ws-${operationIds}`,
-      headers: this.headers,
-    };
+    const requestId = `ws-${operationIds}`;
+    const context: RequestContext = { signal: controller.signal, ip: this.options.ip, requestId, headers: this.headers };
+    this.log(id, "started", { requestId, operationName: request.operationName ?? undefined, role: session.role });
     let started: Started;
     try {
       started = await this.api.start(request, session, context, new SinkSubscriber(sink));
     } catch (error) {
       this.operations.delete(id);
+      this.log(id, "failed", { requestId });
       throw error;
     }
     if (started.kind === "subscription") {
@@ -143,9 +145,15 @@ export class Connection {
     }
     if (this.operations.get(id) !== entry) return;
     this.operations.delete(id);
+    this.log(id, started.response.failed ? "failed" : "completed", { requestId });
     if (started.response.failed) sink.error(started.response.body);
     else sink.next(started.response.body);
     sink.complete();
+  }
+
+  /** A `websocket` log line of operation `id` (Hasura's websocket-log operation events). */
+  private log(id: string, event: string, details: object): void {
+    this.options.logger.info({ websocket: this.options.websocket, event: "operation", operationId: id, type: event, ...details }, "websocket");
   }
 
   /** Stops operation `id` (the client completed it): a subscription stops, a running query is cancelled. */
@@ -153,6 +161,7 @@ export class Connection {
     const entry = this.operations.get(id);
     if (!entry) return;
     this.operations.delete(id);
+    this.log(id, "stopped", {});
     entry.controller.abort(new Error("the client stopped the operation"));
     entry.stop();
   }

@@ -8,6 +8,7 @@
  * is sent; one whose client reads too slowly (more unsent bytes than the bound) is closed with
  * 1013 rather than buffered without end; a peer that stops answering WebSocket pings is dropped.
  */
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { FastifyInstance } from "fastify";
@@ -27,7 +28,8 @@ export interface WebSocketOptions {
   maxOperations: number;
   /** Bytes a socket may have queued unsent before it is closed (a client that does not read). */
   maxBufferedBytes: number;
-  logger: { error(details: object, message: string): void };
+  /** Where sockets' lives are logged (`websocket` lines at info: accepted, each operation, closed) and failures. */
+  logger: { info(details: object, message: string): void; error(details: object, message: string): void };
 }
 
 const PATHS = new Set(["/v1/graphql", "/v1alpha1/graphql"]);
@@ -87,17 +89,25 @@ export function registerWebSockets(app: FastifyInstance, api: WebSocketApi, opti
   };
 
   const accept = (ws: WebSocket, request: IncomingMessage) => {
+    const websocket = randomUUID();
+    const ip = clientAddress({ headers: request.headers, ip: request.socket.remoteAddress ?? "" });
     const connection = new Connection(api, {
       maxOperations: options.maxOperations,
-      ip: clientAddress({ headers: request.headers, ip: request.socket.remoteAddress ?? "" }),
+      ip,
       headers: lowerCaseHeaders(request),
       socket: ws,
+      websocket,
+      logger: options.logger,
     });
     const channel = new Channel(ws, connection, channelOptions);
     sockets.add(channel);
     channels.set(ws, channel);
+    options.logger.info({ websocket, event: "accepted", protocol: ws.protocol, ip }, "websocket");
     ws.on("pong", onPong);
-    ws.once("close", () => sockets.delete(channel));
+    ws.once("close", (code, reason) => {
+      sockets.delete(channel);
+      options.logger.info({ websocket, event: "closed", code, reason: String(reason) }, "websocket");
+    });
     ws.on("error", channelOptions.onError);
     if (ws.protocol === "graphql-transport-ws") transportWs(channel);
     else serveLegacy(channel);
