@@ -153,7 +153,10 @@ export class Connection {
 
   /** A `websocket` log line of operation `id` (Hasura's websocket-log operation events). */
   private log(id: string, event: string, details: object): void {
-    this.options.logger.info({ websocket: this.options.websocket, event: "operation", operationId: id, type: event, ...details }, "websocket");
+    this.options.logger.info(
+      { websocket: this.options.websocket, event: "operation", operationId: id, type: event, ...details },
+      "websocket",
+    );
   }
 
   /** Stops operation `id` (the client completed it): a subscription stops, a running query is cancelled. */
