@@ -3,11 +3,11 @@
  * payload (a transaction's on commit, none on rollback), other channels' do not; on PostgreSQL
  * every channel of a Database shares one connection, closed once the last is let go, and a lost
  * listening connection is reported, listened again and reported back, and notifications flow
- * again.
+ * again; an attempt to listen again that fails is reported, and the next one follows.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Database, sql } from "../src/index.js";
+import { type Database, ident, openScratchDatabase, sql } from "../src/index.js";
 import { open, type Target, targets } from "./targets.js";
 
 async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
@@ -101,6 +101,33 @@ describe.each(targets)("listen on $name", (target: Target) => {
       await until(() => payloads.includes("after"));
     } finally {
       await stop();
+    }
+  });
+
+  it.runIf(target.name === "postgres")("reports each failed attempt to listen again, and listens once it can", async () => {
+    // A database of its own: connections to it are refused for a while.
+    const scratch = await openScratchDatabase(target.url, "core_listen");
+    const name = new URL(scratch.url as string).pathname.slice(1);
+    const states: boolean[] = [];
+    const failures: unknown[] = [];
+    const stop = await scratch.db.listen(`${channel}_retry`, {
+      notify: () => {},
+      state: (listening) => states.push(listening),
+      failed: (error) => failures.push(error),
+    });
+    try {
+      await db.query(sql`ALTER DATABASE ${ident(name)} ALLOW_CONNECTIONS false`);
+      await db.query(sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${name}`);
+      await until(() => failures.length >= 2);
+      expect(states).toEqual([false]);
+      expect(String(failures[0])).toMatch(/not currently accepting connections/);
+      await db.query(sql`ALTER DATABASE ${ident(name)} ALLOW_CONNECTIONS true`);
+      await until(() => states.length === 2);
+      expect(states).toEqual([false, true]);
+    } finally {
+      await db.query(sql`ALTER DATABASE ${ident(name)} ALLOW_CONNECTIONS true`);
+      await stop();
+      await scratch.dispose();
     }
   });
 });

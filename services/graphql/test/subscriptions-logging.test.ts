@@ -33,21 +33,12 @@ describe("websocket log lines", () => {
     const config = readGraphqlConfig({ HASURA_GRAPHQL_ADMIN_SECRET: SECRET, HASURA_GRAPHQL_METADATA_POLL_INTERVAL_MS: "60000" });
     service = await createGraphql(config, pino({ level: "info" }, sink) as unknown as Logger, { db: handle.db });
     url = socketUrl(await service.app.listen({ host: "127.0.0.1", port: 0 }));
-    const headers = { "x-hasura-admin-secret": SECRET };
-    const created = await service.app.inject({
-      method: "POST",
-      url: "/v2/query",
-      headers,
-      payload: { type: "run_sql", args: { sql: "CREATE TABLE notes (id int PRIMARY KEY)" } },
-    });
-    expect(created.statusCode).toBe(200);
-    const tracked = await service.app.inject({
-      method: "POST",
-      url: "/v1/metadata",
-      headers,
-      payload: { type: "pg_track_table", args: { table: "notes" } },
-    });
-    expect(tracked.statusCode).toBe(200);
+    const admin = async (url: string, payload: Record<string, unknown>) => {
+      const answer = await service.app.inject({ method: "POST", url, headers: { "x-hasura-admin-secret": SECRET }, payload });
+      expect(answer.statusCode, answer.body).toBe(200);
+    };
+    await admin("/v2/query", { type: "run_sql", args: { sql: "CREATE TABLE notes (id int PRIMARY KEY)" } });
+    await admin("/v1/metadata", { type: "pg_track_table", args: { table: "notes" } });
   });
   afterAll(async () => {
     await service?.close();

@@ -316,7 +316,10 @@ class SharedListener {
         if (this.client || this.channels.size === 0) return;
         await this.connect();
         for (const handlers of this.everyListener()) handlers.state?.(true);
-      }).catch(() => this.retry());
+      }).catch((error: unknown) => {
+        for (const handlers of this.everyListener()) handlers.failed?.(error);
+        this.retry();
+      });
     }, delay);
     this.timer.unref();
   }

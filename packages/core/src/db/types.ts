@@ -65,6 +65,8 @@ export interface ListenHandlers {
    * was lost are lost with it: a listener that must not miss a change treats `true` as one.
    */
   state?(listening: boolean): void;
+  /** An attempt to listen again after a loss failed (the next one follows with a growing delay). */
+  failed?(error: unknown): void;
 }
 
 export interface Database extends Queryable {

@@ -58,6 +58,8 @@ export class ChangeSignal {
   private reprobe: NodeJS.Timeout | undefined;
   private probeFailures = 0;
   private probes = 0;
+  /** An attempt to listen again failed since the connection was lost (logged once). */
+  private reconnectFailed = false;
 
   constructor(
     private readonly db: Database,
@@ -81,11 +83,19 @@ export class ChangeSignal {
           for (const sink of this.sinks) sink.changed(payload);
         },
         state: (listening) => {
-          if (listening) void this.verify();
-          else {
+          if (listening) {
+            this.reconnectFailed = false;
+            void this.verify();
+          } else {
             this.probe = undefined;
             this.setUp(false);
           }
+        },
+        // Logged once per loss: the attempts go on with a growing delay, and pollers poll meanwhile.
+        failed: (error) => {
+          if (this.reconnectFailed) return;
+          this.reconnectFailed = true;
+          this.logger?.warn({ err: error }, "live queries cannot listen for changes again yet: they poll every refetch interval");
         },
       });
     } catch (error) {
@@ -178,20 +188,20 @@ export class ChangeSignal {
     const instrumented = new Set<string>();
     try {
       await this.ensureFunction();
-      const { rows } = await this.db.query<{ schema: string; name: string }>({
-        text: `SELECT n.nspname AS schema, c.relname AS name FROM pg_catalog.pg_trigger t
-          JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-          WHERE t.tgname = $1`,
+      // In one round trip: the tables carrying the trigger, and the plain tables with inheritance
+      // children (reading one reads theirs, whose writes its trigger does not see).
+      const { rows: found } = await this.db.query<{ schema: string; name: string; parent: boolean }>({
+        text: `SELECT n.nspname AS schema, c.relname AS name, false AS parent FROM pg_catalog.pg_trigger t
+            JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE t.tgname = $1
+          UNION ALL
+          SELECT n.nspname, c.relname, true FROM pg_catalog.pg_class c
+            JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relhassubclass AND c.relkind = 'r'`,
         values: [TRIGGER],
       });
+      const rows = found.filter((r) => !r.parent);
       const present = new Set(rows.map((r) => `${r.schema}.${r.name}`));
-      // A table with inheritance children: reading it reads theirs, whose writes its trigger does not see.
-      const parents = await this.db.query<{ schema: string; name: string }>({
-        text: `SELECT n.nspname AS schema, c.relname AS name FROM pg_catalog.pg_class c
-          JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relhassubclass AND c.relkind = 'r'`,
-        values: [],
-      });
-      const inherited = new Set(parents.rows.map((r) => `${r.schema}.${r.name}`));
+      const inherited = new Set(found.filter((r) => r.parent).map((r) => `${r.schema}.${r.name}`));
       for (const [key, table] of wanted) {
         if (inherited.has(key)) {
           this.logger?.warn(
