@@ -15,6 +15,7 @@ import {
   duration,
   list,
   names,
+  optionalUrl,
   parseAttributes,
   parseNamespace,
   parseRequiredCharacters,
@@ -78,6 +79,16 @@ function readTopLevel(env: Env) {
     flowStateExpiryMs: custom(names("EXTERNAL_FLOW_STATE_EXPIRY_DURATION"), (raw) => Math.max(duration(300_000)(raw), 300_000)),
     phoneEnabled: boolean(names("EXTERNAL_PHONE_ENABLED"), false),
     anonymousUsersEnabled: boolean(names("EXTERNAL_ANONYMOUS_USERS_ENABLED"), false),
+    /** The issuers grant_type=id_token accepts with a request's own `issuer` and `client_id`. */
+    allowedIdTokenIssuers: custom(names("EXTERNAL_ALLOWED_ID_TOKEN_ISSUERS"), (raw) =>
+      list(raw, ["https://appleid.apple.com", "https://accounts.google.com"]),
+    ),
+    /** An iOS app's bundle id, accepted as the audience of Apple ID tokens. */
+    iosBundleId: string(names("EXTERNAL_IOS_BUNDLE_ID")),
+    /** Where every external sign-in ends, whatever its redirect_to (GoTrue's EXTERNAL_REDIRECTURL). */
+    externalRedirectUrl: custom(names("EXTERNAL_REDIRECTURL"), optionalUrl),
+    /** Sign in with a provider whose email is not verified (a confirmation is still sent). */
+    allowUnverifiedEmailSignIns: boolean(names("MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS"), false),
     auditLogDisabled: boolean(names("AUDIT_LOG_DISABLE_POSTGRES"), false),
   });
 }
@@ -114,6 +125,8 @@ function readSecurity(env: Env) {
     updatePasswordRequireReauthentication: boolean(names("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION"), false),
     updatePasswordRequireCurrentPassword: boolean(names("SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD"), false),
     pfForwardedForEnabled: boolean(names("SECURITY_PF_FORWARDED_FOR_ENABLED"), false),
+    /** GET /user/identities/authorize and DELETE /user/identities/{id}. */
+    manualLinkingEnabled: boolean(names("SECURITY_MANUAL_LINKING_ENABLED"), false),
   });
 }
 
@@ -234,6 +247,10 @@ export function readAuthConfig(env: Env) {
       phone: top.phoneEnabled,
       anonymousUsers: top.anonymousUsersEnabled,
       flowStateExpiryMs: top.flowStateExpiryMs,
+      allowedIdTokenIssuers: top.allowedIdTokenIssuers,
+      iosBundleId: top.iosBundleId,
+      redirectUrl: top.externalRedirectUrl,
+      allowUnverifiedEmailSignIns: top.allowUnverifiedEmailSignIns,
       providers,
     },
     rateLimit: limits,

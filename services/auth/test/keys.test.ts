@@ -33,13 +33,22 @@ describe.each(backends)("signing keys on %s", (backend) => {
 
   it("re-runs migrations without applying anything twice, in the DB_NAMESPACE schema", async () => {
     const first = await runMigrations(database.db, "mig");
-    expect(first).toEqual([1, 2, 3]);
+    expect(first).toEqual([1, 2, 3, 4]);
     expect(await runMigrations(database.db, "mig")).toEqual([]);
     const { rows } = await database.db.query<{ name: string }>(
       sql`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'mig' ORDER BY 1`,
     );
     expect(rows.map((r) => r.name)).toEqual(
-      expect.arrayContaining(["users", "identities", "sessions", "refresh_tokens", "one_time_tokens", "signing_keys", "schema_migrations"]),
+      expect.arrayContaining([
+        "users",
+        "identities",
+        "sessions",
+        "refresh_tokens",
+        "one_time_tokens",
+        "signing_keys",
+        "schema_migrations",
+        "oauth_client_states",
+      ]),
     );
     const functions = await database.db.query<{ name: string }>(
       sql`SELECT p.proname AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'mig' ORDER BY 1`,

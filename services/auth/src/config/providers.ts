@@ -1,11 +1,9 @@
 /**
  * The external OAuth providers GoTrue serves (EXTERNAL_<NAME>_*; supabase/auth
- * internal/conf/configuration.go ProviderConfiguration). They are read and validated now so a
- * deployment's settings are checked at start-up; the sign-in flows (/authorize, /callback) are
- * not built yet.
+ * internal/conf/configuration.go ProviderConfiguration, OAuthProviderConfiguration).
  */
 import { boolean, custom, type Env, readConfig, string } from "@platform/core";
-import { names, optionalUrl } from "./values.js";
+import { list, names, optionalUrl } from "./values.js";
 
 export const PROVIDERS = [
   "apple",
@@ -41,10 +39,23 @@ export const SETTINGS_PROVIDERS: readonly ProviderName[] = PROVIDERS.filter((p) 
 
 export interface ProviderConfig {
   enabled: boolean;
+  /** The first of CLIENT_ID (a comma list): the client of the redirect flow. */
   clientId?: string | undefined;
+  /** Every CLIENT_ID: the audiences an ID token (grant_type=id_token) may be issued for. */
+  clientIds?: string[] | undefined;
   secret?: string | undefined;
   redirectUri?: string | undefined;
   url?: string | undefined;
+  /** EMAIL_OPTIONAL: sign in even when the provider gives no email address. */
+  emailOptional?: boolean | undefined;
+  /** SKIP_NONCE_CHECK: the id_token grant does not compare nonces. */
+  skipNonceCheck?: boolean | undefined;
+  /**
+   * TEST_ISSUER: replaces the OpenID issuer GoTrue fixes for this provider (Google's, Apple's,
+   * ...) and so where discovery and the keys are read, to test against a local provider. Off by
+   * default and refused when NODE_ENV is production.
+   */
+  testIssuer?: string | undefined;
   /**
    * The settings an enabled provider lacks. GoTrue starts anyway and refuses the provider when it
    * is used (its OAuth config is checked per request), so this is warned about at start-up.
@@ -55,15 +66,40 @@ export interface ProviderConfig {
 /** Providers whose EXTERNAL_X_URL must name the instance (there is no public default host). */
 const URL_REQUIRED: ReadonlySet<ProviderName> = new Set(["keycloak"]);
 
+function testIssuer(env: Env, provider: ProviderName) {
+  return (raw: string | undefined): string | undefined => {
+    if (raw === undefined) return undefined;
+    if (env.NODE_ENV === "production") throw new Error("is for tests only and refused when NODE_ENV is production");
+    if (!FIXED_ISSUER.has(provider)) throw new Error(`is not a setting of ${provider}: its issuer is not fixed`);
+    return optionalUrl(raw);
+  };
+}
+
+/** The providers whose OpenID issuer GoTrue fixes (the others take it from EXTERNAL_X_URL). */
+export const FIXED_ISSUER: ReadonlySet<ProviderName> = new Set([
+  "apple",
+  "azure",
+  "facebook",
+  "google",
+  "kakao",
+  "linkedin_oidc",
+  "snapchat",
+  "vercel_marketplace",
+]);
+
 function readProvider(env: Env, provider: ProviderName): ProviderConfig {
   const key = `EXTERNAL_${provider.toUpperCase()}`;
-  const settings = readConfig(env, {
+  const read = readConfig(env, {
     enabled: boolean(names(`${key}_ENABLED`), false),
-    clientId: string(names(`${key}_CLIENT_ID`)),
+    clientIds: custom(names(`${key}_CLIENT_ID`), (raw) => list(raw)),
     secret: string(names(`${key}_SECRET`)),
     redirectUri: custom(names(`${key}_REDIRECT_URI`), optionalUrl),
     url: custom(names(`${key}_URL`), optionalUrl),
+    emailOptional: boolean(names(`${key}_EMAIL_OPTIONAL`), false),
+    skipNonceCheck: boolean(names(`${key}_SKIP_NONCE_CHECK`), false),
+    testIssuer: custom(names(`${key}_TEST_ISSUER`), testIssuer(env, provider)),
   });
+  const settings: ProviderConfig = { ...read, clientId: read.clientIds[0] };
   if (!settings.enabled) return settings;
   const required: [string, unknown][] = [
     ["CLIENT_ID", settings.clientId],

@@ -1,7 +1,8 @@
 /**
- * Queries on flow_state: one row per PKCE flow (GoTrue's internal/models/flow_state.go). A row
- * holds the client's code challenge and the auth code it will exchange; it is deleted when the
- * code is exchanged.
+ * Queries on flow_state (GoTrue's internal/models/flow_state.go): one row per emailed PKCE flow
+ * and one per external sign-in, PKCE or not. A row holds the client's code challenge and the
+ * auth code it will exchange; it is deleted when the code is exchanged (or, for an implicit
+ * external sign-in, when the session is issued).
  */
 import { type Queryable, sql } from "@platform/core";
 import type { Timestamp } from "./rows.js";
@@ -18,7 +19,52 @@ export interface FlowStateRow {
   provider_refresh_token: string | null;
   authentication_method: string;
   auth_code_issued_at: Timestamp | null;
+  invite_token: string | null;
+  referrer: string | null;
+  oauth_client_state_id: string | null;
+  linking_target_id: string | null;
+  email_optional: boolean;
   created_at: Timestamp;
+}
+
+/** An external sign-in's flow: always a row, with the PKCE fields when the client sent a challenge. */
+export interface NewOAuthFlow {
+  id: string;
+  providerType: string;
+  pkce?: { authCode: string; codeChallenge: string; codeChallengeMethod: "s256" | "plain" } | undefined;
+  inviteToken?: string | undefined;
+  referrer: string;
+  oauthClientStateId?: string | undefined;
+  linkingTargetId?: string | undefined;
+  emailOptional: boolean;
+}
+
+export async function insertOAuthFlow(q: Queryable, t: AuthTables, flow: NewOAuthFlow): Promise<void> {
+  await q.query(sql`
+    INSERT INTO ${t.flowStates} (id, auth_code, code_challenge_method, code_challenge, provider_type, authentication_method,
+      invite_token, referrer, oauth_client_state_id, linking_target_id, email_optional)
+    VALUES (${flow.id}, ${flow.pkce?.authCode ?? null}, ${flow.pkce?.codeChallengeMethod ?? null}, ${flow.pkce?.codeChallenge ?? null},
+      ${flow.providerType}, 'oauth', ${flow.inviteToken ?? null}, ${flow.referrer}, ${flow.oauthClientStateId ?? null},
+      ${flow.linkingTargetId ?? null}, ${flow.emailOptional})`);
+}
+
+/** The flow a `state` names; locked when `lock` (the PKCE callback claims it once). */
+export async function flowStateById(q: Queryable, t: AuthTables, id: string, lock = false): Promise<FlowStateRow | undefined> {
+  const { rows } = await q.query<FlowStateRow>(sql`SELECT * FROM ${t.flowStates} WHERE id = ${id}${lock ? sql` FOR UPDATE` : sql``}`);
+  return rows[0];
+}
+
+/** A PKCE external sign-in reached the callback: the flow now names the user and holds the provider's tokens. */
+export async function claimOAuthFlow(
+  q: Queryable,
+  t: AuthTables,
+  id: string,
+  claim: { userId: string; providerAccessToken: string; providerRefreshToken: string },
+): Promise<void> {
+  await q.query(sql`
+    UPDATE ${t.flowStates} SET user_id = ${claim.userId}, provider_access_token = ${claim.providerAccessToken},
+      provider_refresh_token = ${claim.providerRefreshToken}, auth_code_issued_at = now(), updated_at = now()
+    WHERE id = ${id}`);
 }
 
 export interface NewFlowState {

@@ -16,6 +16,7 @@ export interface AuthTables {
   amrClaims: Table;
   oneTimeTokens: Table;
   flowStates: Table;
+  oauthClientStates: Table;
   auditLog: Table;
   signingKeys: Table;
   migrations: Table;
@@ -35,6 +36,7 @@ export function authTables(schema: string = DEFAULT_SCHEMA): AuthTables {
     amrClaims: table("mfa_amr_claims"),
     oneTimeTokens: table("one_time_tokens"),
     flowStates: table("flow_state"),
+    oauthClientStates: table("oauth_client_states"),
     auditLog: table("audit_log_entries"),
     signingKeys: table("signing_keys"),
     migrations: table("schema_migrations"),

@@ -53,6 +53,15 @@ export async function findUserByEmail(q: Queryable, t: AuthTables, email: string
   return rows[0];
 }
 
+/** The non-SSO users whose email is one of `emails` (lower-cased). */
+export async function usersWithEmails(q: Queryable, t: AuthTables, emails: readonly string[]): Promise<UserRow[]> {
+  if (emails.length === 0) return [];
+  const { rows } = await q.query<UserRow>(
+    sql`SELECT * FROM ${t.users} WHERE lower(email) = ANY(${[...emails]}::text[]) AND is_sso_user = false ORDER BY created_at, id`,
+  );
+  return rows;
+}
+
 export async function findUserByPhone(q: Queryable, t: AuthTables, phone: string): Promise<UserRow | undefined> {
   const { rows } = await q.query<UserRow>(sql`SELECT * FROM ${t.users} WHERE phone = ${phone} LIMIT 1`);
   return rows[0];

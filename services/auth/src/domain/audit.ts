@@ -18,6 +18,8 @@ const LOG_TYPES = {
   user_invited: "team",
   user_deleted: "team",
   user_recovery_requested: "user",
+  identity_linked: "user",
+  identity_unlinked: "user",
 } as const;
 
 export type AuditAction = keyof typeof LOG_TYPES;

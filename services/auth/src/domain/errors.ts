@@ -140,4 +140,57 @@ export const errors = {
   otpSignupsDisabled: () => make(422, "otp_disabled", "Signups not allowed for otp"),
   magicLinkDisabled: () => make(422, "email_provider_disabled", "Login with magic link is disabled"),
   phoneProviderDisabled: () => make(400, "phone_provider_disabled", "Unsupported phone provider"),
+
+  // External providers and identities (GoTrue's internal/api/external.go, external_oauth.go, identity.go).
+  unsupportedProvider: (reason: string) => make(400, "validation_failed", `Unsupported provider: ${reason}`),
+  providerNotSupported: (reason: string) => make(400, "oauth_provider_not_supported", `Unsupported provider: ${reason}`),
+  oauthStateMissing: () => make(400, "bad_oauth_callback", "OAuth state parameter missing"),
+  oauthStateInvalid: () => make(400, "bad_oauth_state", "OAuth state parameter is invalid"),
+  oauthStateNotFound: () => make(400, "bad_oauth_state", "OAuth state not found or expired"),
+  oauthStateExpired: () => make(400, "bad_oauth_state", "OAuth state has expired"),
+  flowStateAlreadyUsed: () => make(400, "flow_state_already_used", "State has already been used"),
+  linkingTargetNotFound: () => make(422, "user_not_found", "Linking target user not found"),
+  oauthCodeMissing: () => make(400, "bad_oauth_callback", "OAuth callback with missing authorization code missing"),
+  oauthClientStateNotFound: () => make(422, "oauth_client_state_not_found", "OAuth state not found"),
+  oauthClientStateExpired: () => make(422, "oauth_client_state_expired", "OAuth state expired"),
+  oauthProviderMismatch: () => make(400, "oauth_invalid_state", "OAuth provider mismatch"),
+  oauthVerifierMissing: () => make(400, "oauth_invalid_state", "OAuth PKCE code verifier missing"),
+  /** The provider's own `error` on the callback, passed on as an OAuth error. */
+  providerRefused: (error: string, description: string) => make(400, error, description, { oauth: { error, description } }),
+  codeExchangeFailed: (code: string) => make(500, "unexpected_failure", `Unable to exchange external code: ${code.slice(0, 4)}`),
+  providerProfileFailed: () => make(500, "unexpected_failure", "Error getting user profile from external provider"),
+  providerEmailMissing: () => make(500, "unexpected_failure", "Error getting user email from external provider"),
+  providerEmailNeedsVerification: (provider: string, sent: boolean) =>
+    make(
+      422,
+      "provider_email_needs_verification",
+      sent
+        ? `Unverified email with ${provider}. A confirmation email has been sent to your ${provider} email`
+        : `Unverified email with ${provider}. Verify the email with ${provider} in order to sign in`,
+    ),
+  multipleAccounts: () =>
+    make(500, "unexpected_failure", "Multiple accounts with the same email address in the same linking domain detected: default"),
+  externalUserBanned: () => make(403, "user_banned", "User is banned"),
+  identityAlreadyLinked: (toAnother: boolean) =>
+    make(422, "identity_already_exists", toAnother ? "Identity is already linked to another user" : "Identity is already linked"),
+  linkedEmailExists: () => make(400, "email_exists", "A user with this email address has already been registered"),
+  linkedEmailNotConfirmed: (provider: string) =>
+    make(422, "email_not_confirmed", `Unverified email with ${provider}. A confirmation email has been sent to your ${provider} email`),
+  manualLinkingDisabled: () => make(404, "manual_linking_disabled", "Manual linking is disabled"),
+  identityIdNotUuid: () => make(404, "validation_failed", "identity_id must be an UUID"),
+  unexpectedAudience: () => make(403, "unexpected_audience", "Token audience doesn't match request audience"),
+  singleIdentityNotDeletable: () => make(422, "single_identity_not_deletable", "User must have at least 1 identity after unlinking"),
+  identityNotFound: () => make(422, "identity_not_found", "Identity doesn't exist"),
+  // grant_type=id_token (GoTrue's internal/api/token_oidc.go): OAuth-shaped errors, 400.
+  idTokenInvalid: (description: string, error = "invalid request") =>
+    make(400, "validation_failed", description, { oauth: { error, description } }),
+  idTokenIssuerUndetected: (provider: string) =>
+    make(400, "validation_failed", `Unable to detect issuer in ID token for ${provider} provider`),
+  idTokenNotProviderIssuer: (provider: string) =>
+    make(400, "validation_failed", `Detected ID token issuer is not an ${provider} ID token issuer`),
+  idTokenIssuerMismatch: () => make(400, "validation_failed", "Provided issuer does not match ID token issuer"),
+  idTokenIssuerNotAllowed: (provider: string) => make(400, "validation_failed", `Custom OIDC provider "${provider}" not allowed`),
+  idTokenProviderDisabled: (issuer: string) => make(400, "provider_disabled", `Provider (issuer "${issuer}") is not enabled`),
+  emailConflictIdentityNotDeletable: () =>
+    make(422, "email_conflict_identity_not_deletable", "Unable to unlink identity due to email conflict"),
 };

@@ -25,7 +25,8 @@ export type NotificationKind =
   | "password_changed_notification"
   | "email_changed_notification"
   | "phone_changed_notification"
-  | "identity_linked_notification";
+  | "identity_linked_notification"
+  | "identity_unlinked_notification";
 
 export interface OutgoingMessage {
   kind: MessageKind;
@@ -97,6 +98,7 @@ const EMAIL_FAILURE_MESSAGES: Record<Exclude<MessageKind, "phone_change">, strin
   email_changed_notification: "Error sending email changed notification email",
   phone_changed_notification: "Error sending phone changed notification email",
   identity_linked_notification: "Error sending identity linked notification email",
+  identity_unlinked_notification: "Error sending identity unlinked notification email",
 };
 
 /** What an SMS failure reports as its cause when it is not a provider's own answer (a bug, an unexpected throw). */

@@ -26,6 +26,7 @@ const SWITCHES: Record<NotificationKind, string> = {
   email_changed_notification: "EMAIL_CHANGED",
   phone_changed_notification: "PHONE_CHANGED",
   identity_linked_notification: "IDENTITY_LINKED",
+  identity_unlinked_notification: "IDENTITY_UNLINKED",
 };
 
 export const notificationEnabled = (deps: AuthDeps, kind: NotificationKind): boolean =>

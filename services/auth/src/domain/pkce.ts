@@ -45,7 +45,7 @@ export const isPkce = (input: PkceParams): boolean => (input.codeChallenge ?? ""
 /** The stored form of an emailed token hash: `pkce_`-prefixed in a PKCE flow. */
 export const withFlowPrefix = (hash: string, pkce: boolean): string => (pkce ? `${PKCE_PREFIX}${hash}` : hash);
 
-function challengeMethod(raw: string): "s256" | "plain" {
+export function challengeMethod(raw: string): "s256" | "plain" {
   const method = raw.toLowerCase();
   if (method === "s256" || method === "plain") return method;
   throw errors.validation(`code challenge method not supported: ${raw}`);
@@ -125,6 +125,9 @@ export async function pkceGrant(
     await audit(tx, deps, meta, user, "login", { provider_type: flow.provider_type });
     const session = await startSession(tx, deps, meta, user, flow.authentication_method as AuthMethod);
     await deleteFlowState(tx, deps.tables, flow.id);
+    // An external sign-in hands over the provider's tokens too (omitted when empty, as GoTrue does).
+    if (flow.provider_access_token) session.provider_token = flow.provider_access_token;
+    if (flow.provider_refresh_token) session.provider_refresh_token = flow.provider_refresh_token;
     return session;
   });
 }

@@ -12,9 +12,14 @@ import { signInAnonymously } from "./anonymous.js";
 import type { AuthDeps, RequestMeta } from "./context.js";
 import { authenticate } from "./current-user.js";
 import { errors } from "./errors.js";
+import { type AuthorizeInput, authorizeUrl, type CallbackAnswer, callback } from "./external/flow.js";
+import { type IdTokenGrantInput, idTokenGrant } from "./external/id-token-grant.js";
+import { unlinkIdentity } from "./external/linking.js";
+import { isUuid } from "./identifiers.js";
 import { KeyRing } from "./keys.js";
 import { logout, parseLogoutScope } from "./logout.js";
 import { type Messenger, reportingFailures, type SmsCodeChecker, undeliveredMessenger } from "./messenger.js";
+import { sendNotices } from "./notifications.js";
 import { type MagicLinkInput, magicLink, type OtpAnswer, type OtpInput, otp } from "./otp.js";
 import { type PasswordGrantInput, passwordGrant } from "./password-grant.js";
 import { PasswordHasher } from "./passwords.js";
@@ -109,13 +114,21 @@ export class AuthService {
   token(
     meta: RequestMeta,
     grantType: string | undefined,
-    input: PasswordGrantInput & {
-      refreshToken?: string | undefined;
-      authCode?: string | undefined;
-      codeVerifier?: string | undefined;
-    },
+    input: PasswordGrantInput &
+      IdTokenGrantInput & {
+        refreshToken?: string | undefined;
+        authCode?: string | undefined;
+        codeVerifier?: string | undefined;
+        authorization?: string | undefined;
+      },
   ): Promise<TokenResponse> {
     if (grantType === "password") return passwordGrant(this.deps, meta, input);
+    if (grantType === "id_token") {
+      return idTokenGrant(this.deps, meta, input, async () => {
+        if (!input.authorization) throw errors.idTokenInvalid("Linking requires a valid user access token in Authorization");
+        return (await this.authenticate(meta, input.authorization)).user;
+      });
+    }
     if (grantType === "refresh_token") return refreshTokenGrant(this.deps, meta, input.refreshToken);
     if (grantType === "pkce") return pkceGrant(this.deps, meta, input);
     throw errors.unsupportedGrantType();
@@ -137,6 +150,38 @@ export class AuthService {
   async reauthenticate(meta: RequestMeta, authorization: string | undefined) {
     const { user } = await this.authenticate(meta, authorization);
     return requestReauthentication(this.deps, meta, user);
+  }
+
+  /** GET /authorize: the provider's URL to send the browser to. */
+  authorize(input: AuthorizeInput): Promise<string> {
+    return authorizeUrl(this.deps, input);
+  }
+
+  /** GET|POST /callback: where the browser goes next. */
+  callback(meta: RequestMeta, params: URLSearchParams): Promise<CallbackAnswer> {
+    return callback(this.deps, meta, { params });
+  }
+
+  /** GET /user/identities/authorize: as /authorize, the new identity to be linked to the signed-in user. */
+  async linkIdentity(meta: RequestMeta, authorization: string | undefined, input: AuthorizeInput): Promise<string> {
+    if (!this.deps.config.security.manualLinkingEnabled) throw errors.manualLinkingDisabled();
+    const { user } = await this.authenticate(meta, authorization);
+    return authorizeUrl(this.deps, input, user);
+  }
+
+  /** DELETE /user/identities/{id}. */
+  async unlinkIdentity(meta: RequestMeta, authorization: string | undefined, identityId: string): Promise<Record<string, never>> {
+    if (!this.deps.config.security.manualLinkingEnabled) throw errors.manualLinkingDisabled();
+    const { user } = await this.authenticate(meta, authorization);
+    if (!isUuid(identityId)) throw errors.identityIdNotUuid();
+    const recipient = user.email ?? "";
+    const result = await unlinkIdentity(this.deps, meta, user, identityId);
+    if (recipient !== "") {
+      await sendNotices(this.deps, [
+        { kind: "identity_unlinked_notification", user: { ...result.user, email: recipient }, provider: result.provider },
+      ]);
+    }
+    return {};
   }
 
   /** POST /logout: the token is checked before the scope, as GoTrue does. */

@@ -13,7 +13,7 @@ import type { AuthDeps, RequestMeta } from "./context.js";
 import { userJson } from "./user-json.js";
 
 /** How a session was established (the `amr` methods). */
-export type AuthMethod = "password" | "anonymous" | "otp" | "recovery" | "invite" | "magiclink" | "email/signup" | "email_change";
+export type AuthMethod = "password" | "anonymous" | "otp" | "recovery" | "invite" | "magiclink" | "email/signup" | "email_change" | "oauth";
 
 export interface TokenResponse {
   access_token: string;
@@ -23,6 +23,8 @@ export interface TokenResponse {
   refresh_token: string;
   user: Record<string, unknown>;
   weak_password?: { message: string; reasons: string[] };
+  provider_token?: string;
+  provider_refresh_token?: string;
 }
 
 const BASE32 = "abcdefghijklmnopqrstuvwxyz234567";

@@ -372,7 +372,7 @@ export async function verifyPost(deps: AuthDeps, meta: RequestMeta, input: Verif
 }
 
 /** Status and text of an error as a GET /verify redirect reports it. */
-const OAUTH_ERRORS: Record<number, string> = {
+export const OAUTH_ERRORS: Record<number, string> = {
   400: "invalid_request",
   401: "unauthorized_client",
   403: "access_denied",
@@ -381,7 +381,7 @@ const OAUTH_ERRORS: Record<number, string> = {
 };
 
 /** `url` with `values` set in its query (replacing any of the same name), keeping the rest of it. */
-function withQuery(url: string, values: [string, string][]): string {
+export function withQuery(url: string, values: [string, string][]): string {
   const [base = "", fragment] = url.split("#", 2);
   const at = base.indexOf("?");
   const params = new URLSearchParams(at === -1 ? "" : base.slice(at + 1));

@@ -44,7 +44,7 @@ function adminUserInput(body: Body): AdminUserInput {
 }
 
 /** The request's query as (key, value) pairs, in order. */
-function queryPairs(request: FastifyRequest): [string, string][] {
+export function queryPairs(request: FastifyRequest): [string, string][] {
   const search = request.url.includes("?") ? request.url.slice(request.url.indexOf("?") + 1) : "";
   return [...new URLSearchParams(search)];
 }

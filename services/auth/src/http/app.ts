@@ -11,6 +11,7 @@ import { registerAdminRoutes } from "./admin-routes.js";
 import { registerJsonBodies } from "./body.js";
 import { registerCors } from "./cors.js";
 import { API_VERSION_HEADER, MAX_BODY_BYTES, mapFrameworkError, renderError, renderInternal, requestedApiVersion } from "./errors.js";
+import { registerExternalRoutes } from "./external-routes.js";
 import { registerMailCatcherRoutes } from "./mail-catcher-routes.js";
 import type { Limiter } from "./rate-limit.js";
 import { type RouteLimits, registerRouteLimits } from "./route-limits.js";
@@ -74,6 +75,7 @@ export function buildHttpApp(service: AuthService, options: HttpOptions): Fastif
   registerRoutes(app, service, options.tokenLimiter);
   registerAdminRoutes(app, service);
   registerVerifyRoutes(app, service);
+  registerExternalRoutes(app, service);
   if (options.mailCatcher) registerMailCatcherRoutes(app, options.mailCatcher);
   app.setNotFoundHandler(async () => {
     throw errors.notFound();

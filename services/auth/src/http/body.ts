@@ -23,8 +23,11 @@ function reviver(key: string, value: unknown): unknown {
 
 export function registerJsonBodies(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "string", bodyLimit: MAX_BODY_BYTES }, (_request, body, done) => {
+  app.addContentTypeParser("*", { parseAs: "string", bodyLimit: MAX_BODY_BYTES }, (request, body, done) => {
     const text = typeof body === "string" ? body : body.toString("utf8");
+    // A provider posting its answer to /callback (Apple's response_mode=form_post) sends a form.
+    const form = (request.headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded");
+    if (form && request.url.split("?")[0]?.endsWith("/callback")) return done(null, Object.fromEntries(new URLSearchParams(text)));
     if (text.trim() === "") return done(null, {});
     try {
       done(null, JSON.parse(text, reviver));

@@ -99,6 +99,14 @@ export function registerRoutes(app: FastifyInstance, service: AuthService, token
       refreshToken: str(body.refresh_token),
       authCode: str(body.auth_code),
       codeVerifier: str(body.code_verifier),
+      idToken: str(body.id_token),
+      provider: str(body.provider),
+      clientId: str(body.client_id),
+      issuer: str(body.issuer),
+      accessToken: str(body.access_token),
+      nonce: str(body.nonce),
+      linkIdentity: field(body.link_identity as boolean | null | undefined),
+      authorization: authorization(request),
     });
   });
 

@@ -44,6 +44,14 @@ export const tokenBody = body({
   refresh_token: text,
   auth_code: text,
   code_verifier: text,
+  id_token: text,
+  provider: text,
+  client_id: text,
+  issuer: text,
+  access_token: text,
+  nonce: text,
+  link_identity: flag,
+  gotrue_meta_security: object,
 });
 
 export const tokenQuery = { type: "object", properties: { grant_type: { type: "string" } } } as const;

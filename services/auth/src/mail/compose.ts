@@ -35,6 +35,7 @@ const KINDS: Partial<Record<MessageKind, KindSpec>> = {
   email_changed_notification: { template: "EMAIL_CHANGED_NOTIFICATION" },
   phone_changed_notification: { template: "PHONE_CHANGED_NOTIFICATION" },
   identity_linked_notification: { template: "IDENTITY_LINKED_NOTIFICATION" },
+  identity_unlinked_notification: { template: "IDENTITY_UNLINKED_NOTIFICATION" },
 };
 
 export class MailComposer {

@@ -14,7 +14,8 @@ export type MailTemplateKey =
   | "PASSWORD_CHANGED_NOTIFICATION"
   | "EMAIL_CHANGED_NOTIFICATION"
   | "PHONE_CHANGED_NOTIFICATION"
-  | "IDENTITY_LINKED_NOTIFICATION";
+  | "IDENTITY_LINKED_NOTIFICATION"
+  | "IDENTITY_UNLINKED_NOTIFICATION";
 
 const notWithYou = "<p>If you did not make this change, reset your password and contact us at once.</p>";
 
@@ -89,6 +90,11 @@ ${notWithYou}`,
   IDENTITY_LINKED_NOTIFICATION: layout(
     "A sign-in method was added",
     `<p>The account {{ .Email }} can now also sign in with {{ .Provider }}.</p>
+${notWithYou}`,
+  ),
+  IDENTITY_UNLINKED_NOTIFICATION: layout(
+    "A sign-in method was removed",
+    `<p>The account {{ .Email }} can no longer sign in with {{ .Provider }}.</p>
 ${notWithYou}`,
   ),
 };

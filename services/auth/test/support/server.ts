@@ -5,6 +5,7 @@
  * each its own schema). Messages the server "sends" are kept in `outbox`.
  */
 import { type JsonWebKey, randomUUID } from "node:crypto";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { createLogger, type Database, ident, openScratchDatabase, type Sql } from "@platform/core";
 import { GoTrueClient } from "@supabase/auth-js";
 import { readAuthConfig } from "../../src/config.js";
@@ -65,6 +66,17 @@ export interface TestServerOptions {
   /** Send messages the way the configuration says (SMTP) instead of keeping them in `outbox`. */
   deliver?: boolean;
   mailCatcher?: boolean;
+  /** Listen on this port (0: any free one). */
+  port?: number;
+}
+
+/** A port free right now, for a server whose settings must name its own address (an OAuth redirect URI). */
+export async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
 
 export async function startTestServer(
@@ -86,7 +98,7 @@ export async function startTestServer(
     ...(options.deliver ? {} : { messenger: recording }),
     ...(options.mailCatcher ? { mailCatcher: true } : {}),
   });
-  const url = await instance.app.listen({ host: "127.0.0.1", port: 0 });
+  const url = await instance.app.listen({ host: "127.0.0.1", port: options.port ?? 0 });
   return {
     url,
     db,

@@ -1,0 +1,298 @@
+/**
+ * The redirect flow of an external sign-in (GoTrue's ExternalProviderRedirect and
+ * ExternalProviderCallback, supabase/auth internal/api/external.go and external_oauth.go).
+ *
+ * GET /authorize stores a flow_state row for every flow, PKCE or not, and sends the browser to
+ * the provider with the row's id as `state`. The provider sends it back to GET (or, for Apple,
+ * POST) /callback, which exchanges the code, reads the user, signs them in or up (or links the
+ * identity to a signed-in user) and redirects to the flow's redirect_to: with `?code=` in a PKCE
+ * flow (then POST /token?grant_type=pkce), with the session in the fragment otherwise.
+ */
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import type { ProviderConfig, ProviderName } from "../../config/providers.js";
+import { PROVIDERS } from "../../config/providers.js";
+import { claimOAuthFlow, deleteFlowState, type FlowStateRow, flowStateById, insertOAuthFlow } from "../../db/flow-states.js";
+import { insertOAuthClientState, takeOAuthClientState } from "../../db/oauth-client-states.js";
+import type { UserRow } from "../../db/rows.js";
+import { findUserById } from "../../db/users.js";
+import type { AuthDeps, RequestMeta } from "../context.js";
+import { AuthError, errors } from "../errors.js";
+import { sendNotices } from "../notifications.js";
+import { challengeMethod, checkPkceParams } from "../pkce.js";
+import { startSession, type TokenResponse } from "../sessions.js";
+import { millis } from "../time.js";
+import { encodeValues } from "../url-encoding.js";
+import { OAUTH_ERRORS, withQuery } from "../verify.js";
+import { type AccountOutcome, accountForExternalUser, type ExternalUser } from "./accounts.js";
+import { CATALOG } from "./catalog.js";
+import { linkIdentityToUser } from "./linking.js";
+import { exchangeCode, getJson } from "./oauth-client.js";
+import { verifyIdToken } from "./oidc.js";
+import { withAppleName } from "./providers/apple.js";
+import type { ProviderCalls, ProviderSpec, ProviderTokens, ProviderUser } from "./types.js";
+
+/** Parameters the server sets itself; a client's are dropped, not forwarded (GoTrue's reservedOAuthParams). */
+const RESERVED = new Set([
+  "client_id",
+  "client_secret",
+  "redirect_uri",
+  "response_type",
+  "state",
+  "code_challenge",
+  "code_challenge_method",
+  "code_verifier",
+]);
+
+/** GoTrue's lifetime of an oauth_client_states row. */
+const CLIENT_STATE_MS = 10 * 60_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface AuthorizeInput {
+  provider: string;
+  scopes?: string | undefined;
+  codeChallenge?: string | undefined;
+  codeChallengeMethod?: string | undefined;
+  /** The request's query, in order: what is not the server's own goes to the provider. */
+  query: [string, string][];
+  /** redirect_to, already checked against the allow list. */
+  referrer: string;
+}
+
+/** GoTrue's ValidateOAuth: the reason an enabled provider cannot be used, if any. */
+function unusable(name: string, config: ProviderConfig | undefined, spec: ProviderSpec | undefined): string | undefined {
+  if (!config || !(PROVIDERS as readonly string[]).includes(name)) return `Provider ${name} could not be found`;
+  if (!config.enabled) return "provider is not enabled";
+  if (!config.clientId) return "missing OAuth client ID";
+  if (!config.secret) return "missing OAuth secret";
+  if (!config.redirectUri) return "missing redirect URI";
+  if (!spec) return `Provider ${name} could not be found`;
+  return undefined;
+}
+
+function provider(deps: AuthDeps, raw: string, fail: (reason: string) => AuthError) {
+  const name = raw.toLowerCase() as ProviderName;
+  const config = deps.config.external.providers[name] as ProviderConfig | undefined;
+  const spec = CATALOG[name];
+  const reason = unusable(name, config, spec);
+  if (reason) throw fail(reason);
+  return { name, config: config as ProviderConfig, spec: spec as ProviderSpec };
+}
+
+function calls(name: ProviderName, config: ProviderConfig): ProviderCalls {
+  return { name, config, getJson, verifyIdToken };
+}
+
+/** The provider's authorize URL for a new flow (GoTrue's GetExternalProviderRedirectURL); `linkingTarget` for manual linking. */
+export async function authorizeUrl(deps: AuthDeps, input: AuthorizeInput, linkingTarget?: UserRow): Promise<string> {
+  const { name, config, spec } = provider(deps, input.provider, errors.unsupportedProvider);
+  checkPkceParams(input);
+  const pkce = input.codeChallenge
+    ? { authCode: randomUUID(), codeChallenge: input.codeChallenge, codeChallengeMethod: challengeMethod(input.codeChallengeMethod ?? "") }
+    : undefined;
+  const endpoints = await spec.endpoints(calls(name, config));
+  const scopes = [...spec.scopes, ...(input.scopes ? input.scopes.split(",") : [])];
+  const params = new Map<string, string>([
+    ["client_id", config.clientId as string],
+    ["redirect_uri", config.redirectUri as string],
+    ["response_type", "code"],
+  ]);
+  if (scopes.length > 0) params.set("scope", scopes.join(" "));
+  for (const [key, value] of Object.entries(spec.authorizeParams ?? {})) params.set(key, value);
+  for (const [key, value] of input.query) {
+    const lower = key.toLowerCase();
+    if (key === "scopes" || key === "provider" || (RESERVED.has(lower) && lower !== "nonce")) continue;
+    params.set(key === "workos_provider" ? "provider" : key, value);
+  }
+  const id = randomUUID();
+  await deps.db.transaction(async (tx) => {
+    let oauthClientStateId: string | undefined;
+    if (spec.requiresPkce) {
+      const verifier = randomBytes(32).toString("base64url");
+      oauthClientStateId = randomUUID();
+      await insertOAuthClientState(tx, deps.tables, { id: oauthClientStateId, providerType: name, codeVerifier: verifier });
+      params.set("code_challenge", createHash("sha256").update(verifier).digest("base64url"));
+      params.set("code_challenge_method", "S256");
+    }
+    await insertOAuthFlow(tx, deps.tables, {
+      id,
+      providerType: name,
+      pkce,
+      referrer: input.referrer,
+      oauthClientStateId,
+      linkingTargetId: linkingTarget?.id,
+      emailOptional: config.emailOptional === true,
+    });
+  });
+  params.set("state", id);
+  const url = new URL(endpoints.authorize);
+  const query = encodeValues([...new URLSearchParams(url.search), ...params]);
+  return `${url.origin}${url.pathname}?${query}`;
+}
+
+export interface CallbackInput {
+  /** The query (GET) or the form (POST). */
+  params: URLSearchParams;
+}
+
+export type CallbackAnswer = { status: 302 | 303; location: string };
+
+/** The flow a callback's `state` names, as GoTrue's loadFlowState checks it. */
+async function loadFlow(deps: AuthDeps, state: string | null): Promise<{ flow: FlowStateRow; target?: UserRow | undefined }> {
+  if (!state) throw errors.oauthStateMissing();
+  if (!UUID.test(state)) throw errors.oauthStateInvalid();
+  const flow = await flowStateById(deps.db, deps.tables, state);
+  if (flow?.authentication_method !== "oauth") throw errors.oauthStateNotFound();
+  if (millis(flow.created_at) + deps.config.external.flowStateExpiryMs < Date.now()) throw errors.oauthStateExpired();
+  if (flow.code_challenge && flow.user_id) throw errors.flowStateAlreadyUsed();
+  if (!flow.linking_target_id) return { flow };
+  const target = await findUserById(deps.db, deps.tables, flow.linking_target_id);
+  if (!target) throw errors.linkingTargetNotFound();
+  return { flow, target };
+}
+
+/** GoTrue's getErrorQueryString: `error` by status (or the provider's own), `error_code`, `error_description`. */
+function errorValues(error: AuthError): [string, string][] {
+  if (error.details?.oauth)
+    return [
+      ["error", error.details.oauth.error],
+      ["error_description", error.details.oauth.description],
+    ];
+  const denied = ["signup_disabled", "user_banned", "provider_email_needs_verification"].includes(error.code);
+  return [
+    ["error", denied ? "access_denied" : (OAUTH_ERRORS[error.status] ?? "server_error")],
+    ["error_description", error.message],
+    ["error_code", error.code],
+  ];
+}
+
+/** GoTrue's redirectErrors: the error in the query, and again in the fragment with `sb`. */
+function errorRedirect(target: string, error: AuthError): string {
+  const values = errorValues(error);
+  return `${withQuery(target, values).split("#")[0]}#${encodeValues([...values, ["sb", ""]])}`;
+}
+
+async function providerUser(deps: AuthDeps, flow: FlowStateRow, params: URLSearchParams) {
+  const providerError = params.get("error");
+  if (providerError) throw errors.providerRefused(providerError, params.get("error_description") ?? "");
+  const code = params.get("code");
+  if (!code) throw errors.oauthCodeMissing();
+  const { name, config, spec } = provider(deps, flow.provider_type, errors.providerNotSupported);
+  let verifier: string | undefined;
+  if (flow.oauth_client_state_id) {
+    const row = await takeOAuthClientState(deps.db, deps.tables, flow.oauth_client_state_id);
+    if (!row) throw errors.oauthClientStateNotFound();
+    if (row.provider_type !== name) throw errors.oauthProviderMismatch();
+    if (millis(row.created_at) + CLIENT_STATE_MS < Date.now()) throw errors.oauthClientStateExpired();
+    verifier = row.code_verifier ?? undefined;
+  }
+  if (spec.requiresPkce && !verifier) throw errors.oauthVerifierMissing();
+  const providerCalls = calls(name, config);
+  let tokens: ProviderTokens;
+  try {
+    tokens = await exchangeCode(config, await spec.endpoints(providerCalls), code, { verifier, credentialsInBody: spec.credentialsInBody });
+  } catch (error) {
+    deps.logger.warn({ err: error, provider: name }, "the provider refused the code exchange");
+    throw errors.codeExchangeFailed(code);
+  }
+  let user: ProviderUser;
+  try {
+    user = await spec.userData(providerCalls, tokens);
+  } catch (error) {
+    deps.logger.warn({ err: error, provider: name }, "the provider's user could not be read");
+    throw errors.providerProfileFailed();
+  }
+  if (name === "apple") user = withAppleName(user, params.get("user") ?? undefined);
+  return { name, tokens, user };
+}
+
+/** The address the callback keeps: the first primary one, else the last (GoTrue's loop in the callback). */
+export function chosenEmail(user: ProviderUser): { email: string; verified: boolean } {
+  let chosen = { email: "", verified: false };
+  for (const entry of user.emails) {
+    chosen = { email: entry.email, verified: entry.verified };
+    if (entry.primary) break;
+  }
+  return chosen;
+}
+
+/** GET|POST /callback: where to send the browser. */
+export async function callback(deps: AuthDeps, meta: RequestMeta, input: CallbackInput): Promise<CallbackAnswer> {
+  let loaded: Awaited<ReturnType<typeof loadFlow>>;
+  try {
+    loaded = await loadFlow(deps, input.params.get("state"));
+  } catch (error) {
+    if (!(error instanceof AuthError)) throw error;
+    const values = errorValues(error);
+    return { status: 303, location: withQuery(deps.config.siteUrl, values) };
+  }
+  const { flow, target } = loaded;
+  const redirectTo = deps.config.external.redirectUrl ?? (flow.referrer || deps.config.siteUrl);
+  try {
+    return { status: 302, location: await complete(deps, meta, flow, target, input.params, redirectTo) };
+  } catch (error) {
+    if (!(error instanceof AuthError)) throw error;
+    if (error.status >= 500) deps.logger.error({ err: error, code: error.code }, error.message);
+    return { status: 302, location: errorRedirect(redirectTo, error) };
+  }
+}
+
+async function complete(
+  deps: AuthDeps,
+  meta: RequestMeta,
+  flow: FlowStateRow,
+  target: UserRow | undefined,
+  params: URLSearchParams,
+  redirectTo: string,
+): Promise<string> {
+  const { name, tokens, user } = await providerUser(deps, flow, params);
+  if (!user.claims.sub) throw errors.providerProfileFailed();
+  if (user.emails.length === 0 && !flow.email_optional) throw errors.providerEmailMissing();
+  const chosen = chosenEmail(user);
+  const external: ExternalUser = {
+    provider: name,
+    claims: user.claims,
+    emails: user.emails,
+    email: chosen.email,
+    emailVerified: chosen.verified,
+    emailOptional: flow.email_optional,
+  };
+  const pkce = flow.code_challenge !== null && flow.auth_code !== null;
+  let linked: UserRow | undefined;
+  type Outcome = { committedError: AuthError } | { code: string } | { session: TokenResponse };
+  const outcome = await deps.db.transaction(async (tx): Promise<Outcome> => {
+    const account: AccountOutcome = target
+      ? await linkIdentityToUser(tx, deps, meta, target, external)
+      : await accountForExternalUser(tx, deps, meta, external);
+    if ("committedError" in account) return { committedError: account.committedError };
+    if (target) linked = account.user;
+    if (pkce) {
+      const locked = await flowStateById(tx, deps.tables, flow.id, true);
+      if (!locked) throw errors.oauthStateNotFound();
+      if (locked.user_id) throw errors.flowStateAlreadyUsed();
+      await claimOAuthFlow(tx, deps.tables, flow.id, {
+        userId: account.user.id,
+        providerAccessToken: tokens.accessToken,
+        providerRefreshToken: tokens.refreshToken,
+      });
+      return { code: flow.auth_code as string };
+    }
+    const session = await startSession(tx, deps, meta, account.user, "oauth");
+    await deleteFlowState(tx, deps.tables, flow.id);
+    return { session };
+  });
+  if ("committedError" in outcome) throw outcome.committedError;
+  if (linked) await sendNotices(deps, [{ kind: "identity_linked_notification", user: linked, provider: name }]);
+  if ("code" in outcome) return withQuery(redirectTo, [["code", outcome.code]]);
+  const { session } = outcome;
+  const values: [string, string][] = [
+    ["access_token", session.access_token],
+    ["expires_at", String(session.expires_at)],
+    ["expires_in", String(session.expires_in)],
+    ["provider_token", tokens.accessToken],
+    ["refresh_token", session.refresh_token],
+    ["token_type", session.token_type],
+    ["sb", ""],
+  ];
+  if (tokens.refreshToken) values.push(["provider_refresh_token", tokens.refreshToken]);
+  return `${redirectTo.split("#")[0]}#${encodeValues(values)}`;
+}
