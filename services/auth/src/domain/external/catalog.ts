@@ -5,6 +5,8 @@ import { azure } from "./providers/azure.js";
 import { github } from "./providers/github.js";
 import { gitlab } from "./providers/gitlab.js";
 import { google } from "./providers/google.js";
+import { GROUP_A } from "./providers/group-a.js";
+import { GROUP_B } from "./providers/group-b.js";
 import type { ProviderSpec } from "./types.js";
 
 export const CATALOG: Partial<Record<ProviderName, ProviderSpec>> = {
@@ -13,4 +15,6 @@ export const CATALOG: Partial<Record<ProviderName, ProviderSpec>> = {
   github,
   gitlab,
   google,
+  ...GROUP_A,
+  ...GROUP_B,
 };
