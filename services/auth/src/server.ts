@@ -61,14 +61,18 @@ export async function openAuthDatabase(config: AuthConfig["database"], logger: L
 function warnAboutInactiveSettings(config: AuthConfig, logger: Logger): void {
   const inactive: string[] = [];
   if (config.captcha.enabled) inactive.push("SECURITY_CAPTCHA_ENABLED");
-  for (const [name, provider] of Object.entries(config.external.providers))
-    if (provider.enabled) inactive.push(`EXTERNAL_${name.toUpperCase()}_ENABLED`);
   if (inactive.length > 0) logger.warn({ settings: inactive }, "these settings are validated but not acted on yet");
   for (const [name, provider] of Object.entries(config.external.providers)) {
     if (provider.missing) {
       logger.warn(
         { provider: name, missing: provider.missing },
-        `${name} is enabled without ${provider.missing.join(", ")}; it would be refused when used`,
+        `${name} is enabled without ${provider.missing.join(", ")}; it is refused when used`,
+      );
+    }
+    if (provider.testIssuer) {
+      logger.warn(
+        { provider: name, issuer: provider.testIssuer },
+        `EXTERNAL_${name.toUpperCase()}_TEST_ISSUER is set: ${name} trusts that issuer instead of its own (for tests only)`,
       );
     }
   }

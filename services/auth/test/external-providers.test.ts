@@ -18,6 +18,8 @@ import {
   type StandInUser,
   startOidcProvider,
   startProviderStandIn,
+  startTwitterStandIn,
+  type TwitterStandIn,
 } from "./support/oauth-providers.js";
 import {
   backends,
@@ -74,11 +76,13 @@ describe.each(backends)("external providers on %s", (backend) => {
   let admin: GoTrueAdminApi;
   let standIn: ProviderStandIn;
   let oidc: OidcProvider;
+  let twitter: TwitterStandIn;
 
   beforeAll(async () => {
     database = await openTestDatabase(backend);
     standIn = await startProviderStandIn();
     oidc = await startOidcProvider();
+    twitter = await startTwitterStandIn();
     const port = await freePort();
     const provider = (name: string, extra: Record<string, string> = {}) => ({
       [`AUTH_EXTERNAL_${name}_ENABLED`]: "true",
@@ -93,11 +97,18 @@ describe.each(backends)("external providers on %s", (backend) => {
         AUTH_MAILER_AUTOCONFIRM: "false",
         AUTH_URI_ALLOW_LIST: "http://localhost:3000/**",
         AUTH_SECURITY_MANUAL_LINKING_ENABLED: "true",
+        AUTH_MAILER_NOTIFICATIONS_IDENTITY_LINKED_ENABLED: "true",
+        AUTH_MAILER_NOTIFICATIONS_IDENTITY_UNLINKED_ENABLED: "true",
         ...provider("GITHUB", { AUTH_EXTERNAL_GITHUB_URL: standIn.url }),
         ...provider("GITLAB", { AUTH_EXTERNAL_GITLAB_URL: standIn.url }),
         ...provider("GOOGLE", { AUTH_EXTERNAL_GOOGLE_TEST_ISSUER: oidc.issuer }),
         ...provider("APPLE", { AUTH_EXTERNAL_APPLE_TEST_ISSUER: oidc.issuer }),
         ...provider("AZURE", { AUTH_EXTERNAL_AZURE_TEST_ISSUER: oidc.issuer }),
+        ...provider("TWITTER", {
+          AUTH_EXTERNAL_TWITTER_URL: twitter.url,
+          AUTH_EXTERNAL_TWITTER_CLIENT_ID: twitter.key,
+          AUTH_EXTERNAL_TWITTER_SECRET: twitter.secret,
+        }),
       },
       { port },
     );
@@ -107,6 +118,7 @@ describe.each(backends)("external providers on %s", (backend) => {
     await server?.close();
     await standIn?.close();
     await oidc?.close();
+    await twitter?.close();
     await database?.dispose();
   });
   beforeEach(() => oidc?.setClaims({}));
@@ -379,8 +391,34 @@ describe.each(backends)("external providers on %s", (backend) => {
     expect(query(refused).get("error_code")).toBe("provider_email_needs_verification");
   });
 
+  it("signs in with Twitter's OAuth 1.0a: every request signed (checked by the provider), the state carried on the callback URL", async () => {
+    const address = email("tweety");
+    twitter.setUser({ id: "9001", screenName: "tweety", name: "Tweety Bird", email: address });
+    const response = await server.request(`/authorize?provider=twitter&redirect_to=${encodeURIComponent(APP)}`, { redirect: "manual" });
+    expect(response.status).toBe(302);
+    const toTwitter = response.headers.get("location") as string;
+    expect(toTwitter.startsWith(`${twitter.url}/oauth/authenticate?oauth_token=rt`)).toBe(true);
+    const atCallback = (await fetch(toTwitter, { redirect: "manual" })).headers.get("location") as string;
+    expect(query(atCallback).get("state")).toMatch(/^[0-9a-f-]{36}$/);
+    const location = await browse(atCallback, SITE);
+    const values = fragment(location);
+    expect(values.get("provider_token")).toMatch(/^at/);
+    expect(values.has("provider_refresh_token")).toBe(false);
+    const user = await getUser(values.get("access_token") as string);
+    expect(user.email).toBe(address);
+    expect(user.identities[0]?.identity_data).toMatchObject({
+      sub: "9001",
+      user_name: "tweety",
+      preferred_username: "tweety",
+      full_name: "Tweety Bird",
+      iss: `${twitter.url}/1.1/account/verify_credentials.json`,
+    });
+    expect(twitter.badSignatures).toBe(0);
+  });
+
   it("links and unlinks identities by hand, and upgrades an anonymous user", async () => {
     const { address, password } = await createConfirmedUser(admin, "manual");
+    const sent = () => server.outbox.filter((m) => m.to === address).map((m) => [m.kind, m.provider]);
     const browser = client(server, "implicit");
     await browser.signInWithPassword({ email: address, password });
     standIn.setUser(githubUser(email("second-address")));
@@ -390,6 +428,7 @@ describe.each(backends)("external providers on %s", (backend) => {
     expect(fragment(linkedAt).get("access_token")).toBeTruthy();
     const { data: identities } = await browser.getUserIdentities();
     expect(identities?.identities.map((i) => i.provider).sort()).toEqual(["email", "gitlab"]);
+    expect(sent()).toEqual([["identity_linked_notification", "gitlab"]]);
     // The same identity again: already linked.
     const again = await browse(
       (await browser.linkIdentity({ provider: "gitlab", options: { skipBrowserRedirect: true, redirectTo: APP } })).data.url as string,
@@ -400,6 +439,10 @@ describe.each(backends)("external providers on %s", (backend) => {
     expect(query(again).get("error_description")).toBe("Identity is already linked");
     const gitlab = identities?.identities.find((i) => i.provider === "gitlab");
     expect((await browser.unlinkIdentity(gitlab as never)).error).toBeNull();
+    expect(sent()).toEqual([
+      ["identity_linked_notification", "gitlab"],
+      ["identity_unlinked_notification", "gitlab"],
+    ]);
     const email_ = identities?.identities.find((i) => i.provider === "email");
     const { error: last } = await browser.unlinkIdentity(email_ as never);
     expect(last?.message).toBe("User must have at least 1 identity after unlinking");

@@ -158,6 +158,8 @@ export const errors = {
   /** The provider's own `error` on the callback, passed on as an OAuth error. */
   providerRefused: (error: string, description: string) => make(400, error, description, { oauth: { error, description } }),
   codeExchangeFailed: (code: string) => make(500, "unexpected_failure", `Unable to exchange external code: ${code.slice(0, 4)}`),
+  requestTokenFailed: () => make(500, "unexpected_failure", "Unable to get a request token from the provider"),
+  accessTokenFailed: () => make(500, "unexpected_failure", "Unable to retrieve access token"),
   providerProfileFailed: () => make(500, "unexpected_failure", "Error getting user profile from external provider"),
   providerEmailMissing: () => make(500, "unexpected_failure", "Error getting user email from external provider"),
   providerEmailNeedsVerification: (provider: string, sent: boolean) =>

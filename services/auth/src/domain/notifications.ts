@@ -4,10 +4,12 @@
  * - password changed (PUT /user with a new password);
  * - email changed, to the old address (an email change verified);
  * - phone changed (a phone change verified);
- * - identity linked (a phone change that gave the user a phone identity).
+ * - identity linked (a phone change that gave the user a phone identity, or a provider identity
+ *   linked by hand);
+ * - identity unlinked (DELETE /user/identities/{id}).
  * They are sent once the change is committed; a notification that cannot be sent is logged and
- * does not undo the change, as in GoTrue. (Identity unlinking and MFA factors, the other two
- * switches, are not features of this service yet.)
+ * does not undo the change, as in GoTrue. (MFA factors, the other switches, are not features of
+ * this service yet.)
  */
 import type { UserRow } from "../db/rows.js";
 import type { AuthDeps } from "./context.js";

@@ -8,7 +8,7 @@
  *   EXTERNAL_<X>_URL as GoTrue's own tests reach theirs.
  * `browse` follows a sign-in's redirects as a browser would, posting Apple's form_post callback.
  */
-import { randomUUID } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { OAuth2Server } from "oauth2-mock-server";
@@ -201,4 +201,127 @@ export async function browse(url: string, stopAt: string, callback?: string, for
     next = new URL(location, next).toString();
   }
   throw new Error("too many redirects");
+}
+
+export interface TwitterStandIn {
+  url: string;
+  key: string;
+  secret: string;
+  setUser(user: { id: string; screenName: string; name: string; email: string }): void;
+  /** Requests refused because their OAuth 1.0a signature did not check out. */
+  badSignatures: number;
+  close(): Promise<void>;
+}
+
+/** RFC 5849 section 3.6 percent-encoding. */
+const rfc3986 = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/** Checks an OAuth 1.0a HMAC-SHA1 signature as a provider does (RFC 5849 sections 3.4.1 and 3.4.2), written here independently of the service's signer. */
+function signatureValid(method: string, url: URL, header: string, body: URLSearchParams, consumerSecret: string, tokenSecret: string) {
+  const oauth = new Map<string, string>();
+  for (const match of header.replace(/^OAuth\s+/, "").matchAll(/([a-z_]+)="([^"]*)"/g)) {
+    oauth.set(decodeURIComponent(match[1] as string), decodeURIComponent(match[2] as string));
+  }
+  const signature = oauth.get("oauth_signature") ?? "";
+  const pairs: [string, string][] = [...oauth].filter(([k]) => k !== "oauth_signature" && k !== "realm");
+  pairs.push(...url.searchParams, ...body);
+  const normalized = pairs
+    .map(([k, v]) => [rfc3986(k), rfc3986(v)] as const)
+    .sort(([ak, av], [bk, bv]) => (ak === bk ? (av < bv ? -1 : 1) : ak < bk ? -1 : 1))
+    .map(([k, v]) => `${k}=${v}`)
+    .join("&");
+  const base = [method, rfc3986(`${url.origin}${url.pathname}`), rfc3986(normalized)].join("&");
+  const expected = createHmac("sha1", `${rfc3986(consumerSecret)}&${rfc3986(tokenSecret)}`)
+    .update(base)
+    .digest("base64");
+  return { valid: expected === signature, oauth };
+}
+
+/** Twitter's OAuth 1.0a endpoints and verify_credentials, checking every signature. */
+export async function startTwitterStandIn(): Promise<TwitterStandIn> {
+  const key = "twitterkey";
+  const secret = "twitter-consumer-secret";
+  let current = { id: "1", screenName: "tweety", name: "Tweety", email: "" };
+  const requestTokens = new Map<string, { callback: string; verifier: string }>();
+  const accessTokens = new Map<string, { secret: string; user: typeof current }>();
+  const standIn: TwitterStandIn = {
+    url: "",
+    key,
+    secret,
+    setUser: (user) => {
+      current = user;
+    },
+    badSignatures: 0,
+    close: async () => undefined,
+  };
+  const form = (response: ServerResponse, values: Record<string, string>) => {
+    response.writeHead(200, { "content-type": "application/x-www-form-urlencoded" });
+    response.end(new URLSearchParams(values).toString());
+  };
+  const server: Server = createServer((request, response) => {
+    void (async () => {
+      const url = new URL(request.url ?? "/", standIn.url);
+      const body = new URLSearchParams(await readBody(request));
+      const header = request.headers.authorization ?? "";
+      const check = (tokenSecret: string) => {
+        const result = signatureValid(request.method ?? "GET", url, header, body, secret, tokenSecret);
+        if (!result.valid || result.oauth.get("oauth_consumer_key") !== key) {
+          standIn.badSignatures += 1;
+          return undefined;
+        }
+        return result.oauth;
+      };
+      if (request.method === "POST" && url.pathname === "/oauth/request_token") {
+        const oauth = check("");
+        if (!oauth?.get("oauth_callback")) return json(response, 401, { errors: [{ code: 32, message: "Could not authenticate you." }] });
+        const token = `rt${randomUUID().replaceAll("-", "")}`;
+        requestTokens.set(token, { callback: oauth.get("oauth_callback") as string, verifier: randomUUID() });
+        return form(response, { oauth_token: token, oauth_token_secret: "request-secret", oauth_callback_confirmed: "true" });
+      }
+      if (request.method === "GET" && url.pathname === "/oauth/authenticate") {
+        const pending = requestTokens.get(url.searchParams.get("oauth_token") ?? "");
+        if (!pending) return json(response, 400, { error: "unknown request token" });
+        const back = new URL(pending.callback);
+        back.searchParams.set("oauth_token", url.searchParams.get("oauth_token") as string);
+        back.searchParams.set("oauth_verifier", pending.verifier);
+        response.writeHead(302, { location: back.toString() });
+        return response.end();
+      }
+      if (request.method === "POST" && url.pathname === "/oauth/access_token") {
+        const oauth = check("");
+        const pending = requestTokens.get(oauth?.get("oauth_token") ?? "");
+        if (!oauth || !pending || pending.verifier !== oauth.get("oauth_verifier")) return json(response, 401, { errors: [{ code: 89 }] });
+        requestTokens.delete(oauth.get("oauth_token") as string);
+        const token = `at${randomUUID().replaceAll("-", "")}`;
+        const tokenSecret = randomUUID();
+        accessTokens.set(token, { secret: tokenSecret, user: current });
+        return form(response, {
+          oauth_token: token,
+          oauth_token_secret: tokenSecret,
+          user_id: current.id,
+          screen_name: current.screenName,
+        });
+      }
+      if (request.method === "GET" && url.pathname === "/1.1/account/verify_credentials.json") {
+        const token = /oauth_token="([^"]*)"/.exec(header)?.[1] ?? "";
+        const access = accessTokens.get(decodeURIComponent(token));
+        if (!access || !check(access.secret) || url.searchParams.get("include_email") !== "true") {
+          return json(response, 401, { errors: [{ code: 89 }] });
+        }
+        const { user } = access;
+        return json(response, 200, {
+          id_str: user.id,
+          screen_name: user.screenName,
+          name: user.name,
+          email: user.email,
+          profile_image_url_https: `https://pbs.example/${user.id}.jpg`,
+        });
+      }
+      return json(response, 404, { errors: [{ code: 34 }] });
+    })().catch((error: unknown) => json(response, 500, { message: String(error) }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  standIn.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  standIn.close = () => new Promise((resolve) => server.close(() => resolve()));
+  return standIn;
 }

@@ -7,6 +7,7 @@ import { gitlab } from "./providers/gitlab.js";
 import { google } from "./providers/google.js";
 import { GROUP_A } from "./providers/group-a.js";
 import { GROUP_B } from "./providers/group-b.js";
+import { twitter } from "./providers/twitter.js";
 import type { ProviderSpec } from "./types.js";
 
 export const CATALOG: Partial<Record<ProviderName, ProviderSpec>> = {
@@ -15,6 +16,7 @@ export const CATALOG: Partial<Record<ProviderName, ProviderSpec>> = {
   github,
   gitlab,
   google,
+  twitter,
   ...GROUP_A,
   ...GROUP_B,
 };

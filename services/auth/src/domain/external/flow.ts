@@ -29,7 +29,7 @@ import { linkIdentityToUser } from "./linking.js";
 import { exchangeCode, getJson } from "./oauth-client.js";
 import { verifyIdToken } from "./oidc.js";
 import { withAppleName } from "./providers/apple.js";
-import type { ProviderCalls, ProviderSpec, ProviderTokens, ProviderUser } from "./types.js";
+import type { Endpoints, ProviderCalls, ProviderSpec, ProviderTokens, ProviderUser } from "./types.js";
 
 /** Parameters the server sets itself; a client's are dropped, not forwarded (GoTrue's reservedOAuthParams). */
 const RESERVED = new Set([
@@ -89,7 +89,17 @@ export async function authorizeUrl(deps: AuthDeps, input: AuthorizeInput, linkin
   const pkce = input.codeChallenge
     ? { authCode: randomUUID(), codeChallenge: input.codeChallenge, codeChallengeMethod: challengeMethod(input.codeChallengeMethod ?? "") }
     : undefined;
-  const endpoints = await spec.endpoints(calls(name, config));
+  const id = randomUUID();
+  let oauth1Url: string | undefined;
+  if (spec.oauth1) {
+    try {
+      oauth1Url = await spec.oauth1.authorizeUrl(config, id);
+    } catch (error) {
+      deps.logger.error({ err: error, provider: name }, "the provider refused a request token");
+      throw errors.requestTokenFailed();
+    }
+  }
+  const endpoints = spec.oauth1 ? undefined : await spec.endpoints(calls(name, config));
   const scopes = [...spec.scopes, ...(input.scopes ? input.scopes.split(",") : [])];
   const params = new Map<string, string>([
     ["client_id", config.clientId as string],
@@ -103,7 +113,6 @@ export async function authorizeUrl(deps: AuthDeps, input: AuthorizeInput, linkin
     if (key === "scopes" || key === "provider" || (RESERVED.has(lower) && lower !== "nonce")) continue;
     params.set(key === "workos_provider" ? "provider" : key, value);
   }
-  const id = randomUUID();
   await deps.db.transaction(async (tx) => {
     let oauthClientStateId: string | undefined;
     if (spec.requiresPkce) {
@@ -123,8 +132,9 @@ export async function authorizeUrl(deps: AuthDeps, input: AuthorizeInput, linkin
       emailOptional: config.emailOptional === true,
     });
   });
+  if (oauth1Url) return oauth1Url;
   params.set("state", id);
-  const url = new URL(endpoints.authorize);
+  const url = new URL((endpoints as Endpoints).authorize);
   const query = encodeValues([...new URLSearchParams(url.search), ...params]);
   return `${url.origin}${url.pathname}?${query}`;
 }
@@ -171,7 +181,18 @@ function errorRedirect(target: string, error: AuthError): string {
   return `${withQuery(target, values).split("#")[0]}#${encodeValues([...values, ["sb", ""]])}`;
 }
 
+async function oauth1User(deps: AuthDeps, flow: FlowStateRow, params: URLSearchParams) {
+  const { name, config, spec } = provider(deps, flow.provider_type, errors.providerNotSupported);
+  try {
+    return { name, ...(await (spec.oauth1 as NonNullable<ProviderSpec["oauth1"]>).callback(config, params)) };
+  } catch (error) {
+    deps.logger.warn({ err: error, provider: name }, "the provider refused the OAuth 1.0a exchange");
+    throw errors.accessTokenFailed();
+  }
+}
+
 async function providerUser(deps: AuthDeps, flow: FlowStateRow, params: URLSearchParams) {
+  if (CATALOG[flow.provider_type as ProviderName]?.oauth1) return oauth1User(deps, flow, params);
   const providerError = params.get("error");
   if (providerError) throw errors.providerRefused(providerError, params.get("error_description") ?? "");
   const code = params.get("code");

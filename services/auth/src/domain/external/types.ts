@@ -70,6 +70,11 @@ export interface ProviderSpec {
   /** The provider requires PKCE of its clients: this service keeps a verifier (x). */
   requiresPkce?: boolean;
   userData(calls: ProviderCalls, tokens: ProviderTokens): Promise<ProviderUser>;
+  /** An OAuth 1.0a provider (twitter): its own two steps replace the authorize URL and the code exchange. */
+  oauth1?: {
+    authorizeUrl(config: ProviderConfig, state: string): Promise<string>;
+    callback(config: ProviderConfig, params: URLSearchParams): Promise<{ tokens: ProviderTokens; user: ProviderUser }>;
+  };
 }
 
 /** GoTrue's chooseHost: EXTERNAL_X_URL (without a trailing slash) replaces `https://<default>`. */
