@@ -72,17 +72,18 @@ export async function startAuthService(
   url: string,
   poolSize: number,
   algorithm: string,
-  /** Settings on top of {@link serviceEnv}. */
-  extraEnv: Record<string, string> = {},
+  /** Settings on top of {@link serviceEnv}, or a function of the service's port giving them. */
+  extraEnv: Record<string, string> | ((port: number) => Record<string, string>) = {},
 ): Promise<Server> {
   const port = await freePort();
+  const extra = typeof extraEnv === "function" ? extraEnv(port) : extraEnv;
   return startServer({
     name: "auth",
     command: process.execPath,
     // BENCH_NODE_ARGS: extra node flags for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
     args: [...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []), "--import", "tsx", "services/auth/src/main.ts"],
     cwd: root,
-    env: { ...serviceEnv(url, port, poolSize, algorithm), ...extraEnv },
+    env: { ...serviceEnv(url, port, poolSize, algorithm), ...extra },
     port,
     ready: async (base) => (await fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) })).status === 200,
   });

@@ -416,6 +416,33 @@ describe.each(backends)("external providers on %s", (backend) => {
     expect(twitter.badSignatures).toBe(0);
   });
 
+  it("accepts an invite through a provider that knows the invited address", async () => {
+    const address = email("invited");
+    const { data: invited, error } = await admin.inviteUserByEmail(address);
+    expect(error).toBeNull();
+    const token = server.outbox.find((m) => m.to === address && m.kind === "invite")?.tokenHash as string;
+    expect(token).toBeTruthy();
+    const unknown = await server.request("/authorize?provider=github&invite_token=nope");
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error_code: "user_not_found", msg: "User identified by token not found" });
+    // A provider account with another address cannot take the invite.
+    standIn.setUser(githubUser(email("not-invited")));
+    const start = async () => {
+      const response = await server.request(`/authorize?provider=github&invite_token=${token}&redirect_to=${encodeURIComponent(APP)}`, {
+        redirect: "manual",
+      });
+      return browse(response.headers.get("location") as string, SITE);
+    };
+    expect(query(await start()).get("error_description")).toBe("Invited email does not match emails from external provider");
+    standIn.setUser(githubUser(address, false));
+    const user = await getUser(fragment(await start()).get("access_token") as string);
+    expect(user.id).toBe(invited.user?.id);
+    expect(user.identities.map((i) => i.provider)).toEqual(["github"]);
+    const row = await userRow(user.id);
+    expect(row.email_confirmed_at).not.toBeNull();
+    expect(row.raw_app_meta_data).toEqual({ provider: "github", providers: ["github"] });
+  });
+
   it("links and unlinks identities by hand, and upgrades an anonymous user", async () => {
     const { address, password } = await createConfirmedUser(admin, "manual");
     const sent = () => server.outbox.filter((m) => m.to === address).map((m) => [m.kind, m.provider]);

@@ -53,6 +53,15 @@ export async function findUserByEmail(q: Queryable, t: AuthTables, email: string
   return rows[0];
 }
 
+/** The user an invite (or a confirmation) token hash belongs to. */
+export async function findUserByConfirmationToken(q: Queryable, t: AuthTables, token: string, lock = false): Promise<UserRow | undefined> {
+  if (token === "") return undefined;
+  const { rows } = await q.query<UserRow>(
+    sql`SELECT * FROM ${t.users} WHERE confirmation_token = ${token} LIMIT 1${lock ? sql` FOR UPDATE` : sql``}`,
+  );
+  return rows[0];
+}
+
 /** The non-SSO users whose email is one of `emails` (lower-cased). */
 export async function usersWithEmails(q: Queryable, t: AuthTables, emails: readonly string[]): Promise<UserRow[]> {
   if (emails.length === 0) return [];

@@ -8,7 +8,7 @@ import { identitiesOfUser, insertIdentity, updateIdentityData } from "../db/iden
 import { deleteOneTimeTokens } from "../db/one-time-tokens.js";
 import type { Json, UserRow } from "../db/rows.js";
 import { identityOfUser } from "../db/user-directory.js";
-import { updateUser } from "../db/users.js";
+import { type UserPatch, updateUser } from "../db/users.js";
 import { NOW } from "../db/values.js";
 import type { AuthDeps } from "./context.js";
 import { mergeMetadata } from "./user-update.js";
@@ -56,9 +56,9 @@ export function contactIdentityData(userId: string, contact: { email?: string; p
 }
 
 /** GoTrue's UpdateAppMetaDataProviders: `providers` lists the identities' providers (oldest first), `provider` the first. */
-export async function refreshProviders(q: Queryable, deps: AuthDeps, user: UserRow): Promise<UserRow> {
+export async function refreshProviders(q: Queryable, deps: AuthDeps, user: UserRow, alsoSet: UserPatch = {}): Promise<UserRow> {
   const providers = [...new Set((await identitiesOfUser(q, deps.tables, user.id)).map((identity) => identity.provider))];
   const update: Json = { providers };
   if (providers.length > 0) update.provider = providers[0];
-  return updateUser(q, deps.tables, user.id, { raw_app_meta_data: mergeMetadata(user.raw_app_meta_data ?? {}, update) });
+  return updateUser(q, deps.tables, user.id, { ...alsoSet, raw_app_meta_data: mergeMetadata(user.raw_app_meta_data ?? {}, update) });
 }

@@ -19,6 +19,7 @@ const LOG_TYPES = {
   user_deleted: "team",
   user_recovery_requested: "user",
   identity_linked: "user",
+  invite_accepted: "team",
   identity_unlinked: "user",
 } as const;
 

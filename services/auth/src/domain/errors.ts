@@ -142,6 +142,9 @@ export const errors = {
   phoneProviderDisabled: () => make(400, "phone_provider_disabled", "Unsupported phone provider"),
 
   // External providers and identities (GoTrue's internal/api/external.go, external_oauth.go, identity.go).
+  inviteTokenUserNotFound: () => make(404, "user_not_found", "User identified by token not found"),
+  inviteNotFound: () => make(404, "invite_not_found", "Invite not found"),
+  inviteEmailMismatch: () => make(400, "validation_failed", "Invited email does not match emails from external provider"),
   unsupportedProvider: (reason: string) => make(400, "validation_failed", `Unsupported provider: ${reason}`),
   providerNotSupported: (reason: string) => make(400, "oauth_provider_not_supported", `Unsupported provider: ${reason}`),
   oauthStateMissing: () => make(400, "bad_oauth_callback", "OAuth state parameter missing"),

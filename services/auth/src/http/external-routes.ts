@@ -30,6 +30,7 @@ export function registerExternalRoutes(app: FastifyInstance, service: AuthServic
       codeChallengeMethod: get("code_challenge_method"),
       query,
       referrer: referrer(service.config, hints.redirectTo, hints.referer),
+      inviteToken: get("invite_token"),
     };
   };
 

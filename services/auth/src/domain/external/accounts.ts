@@ -22,7 +22,7 @@ import {
   touchIdentity,
 } from "../../db/identities.js";
 import type { IdentityRow, UserRow } from "../../db/rows.js";
-import { findUserById, insertUser, updateUser, usersWithEmails } from "../../db/users.js";
+import { findUserByConfirmationToken, findUserById, insertUser, updateUser, usersWithEmails } from "../../db/users.js";
 import { confirmEmail, refreshProviders } from "../account-changes.js";
 import { audit } from "../audit.js";
 import type { AuthDeps, RequestMeta } from "../context.js";
@@ -126,8 +126,7 @@ export async function accountForExternalUser(
       ({ user, identity, candidate } = decision);
       await touchIdentity(q, tables, identity.id, data);
       identity = { ...identity, identity_data: data };
-      user = await updateUser(q, tables, user.id, { raw_user_meta_data: mergeMetadata(user.raw_user_meta_data ?? {}, data) });
-      user = await refreshProviders(q, deps, user);
+      user = await refreshProviders(q, deps, user, { raw_user_meta_data: mergeMetadata(user.raw_user_meta_data ?? {}, data) });
       break;
     case "link":
       ({ user, candidate } = decision);
@@ -188,4 +187,37 @@ export async function accountForExternalUser(
     await audit(q, deps, meta, user, "login", { provider: external.provider });
   }
   return { user };
+}
+
+/**
+ * An invited user signs up through a provider (GoTrue's processInvite): the provider must know
+ * the invited address; the identity joins the invited account, which is confirmed, and loses any
+ * other unconfirmed way in.
+ */
+export async function acceptInvite(
+  q: Queryable,
+  deps: AuthDeps,
+  meta: RequestMeta,
+  token: string,
+  external: ExternalUser,
+): Promise<AccountOutcome> {
+  let user = await findUserByConfirmationToken(q, deps.tables, token, true);
+  if (!user) throw errors.inviteNotFound();
+  const invited = user.email ?? "";
+  if (!external.emails.some((e) => e.email === invited)) throw errors.inviteEmailMismatch();
+  const data = identityData(external);
+  const identity = await insertIdentity(q, deps.tables, {
+    userId: user.id,
+    provider: external.provider,
+    providerId: external.claims.sub,
+    identityData: data,
+  });
+  user = await updateUser(q, deps.tables, user.id, {
+    raw_app_meta_data: mergeMetadata(user.raw_app_meta_data ?? {}, { provider: external.provider }),
+    raw_user_meta_data: mergeMetadata(user.raw_user_meta_data ?? {}, data),
+  });
+  user = await refreshProviders(q, deps, user);
+  await audit(q, deps, meta, user, "invite_accepted", { provider: external.provider });
+  user = await removeUnconfirmedIdentities(q, deps, user, identity);
+  return { user: await confirmEmail(q, deps, user) };
 }

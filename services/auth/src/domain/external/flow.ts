@@ -9,12 +9,13 @@
  * flow (then POST /token?grant_type=pkce), with the session in the fragment otherwise.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
+import type { Queryable } from "@platform/core";
 import type { ProviderConfig, ProviderName } from "../../config/providers.js";
 import { PROVIDERS } from "../../config/providers.js";
 import { claimOAuthFlow, deleteFlowState, type FlowStateRow, flowStateById, insertOAuthFlow } from "../../db/flow-states.js";
 import { insertOAuthClientState, takeOAuthClientState } from "../../db/oauth-client-states.js";
 import type { UserRow } from "../../db/rows.js";
-import { findUserById } from "../../db/users.js";
+import { findUserByConfirmationToken, findUserById } from "../../db/users.js";
 import type { AuthDeps, RequestMeta } from "../context.js";
 import { AuthError, errors } from "../errors.js";
 import { sendNotices } from "../notifications.js";
@@ -23,7 +24,7 @@ import { startSession, type TokenResponse } from "../sessions.js";
 import { millis } from "../time.js";
 import { encodeValues } from "../url-encoding.js";
 import { OAUTH_ERRORS, withQuery } from "../verify.js";
-import { type AccountOutcome, accountForExternalUser, type ExternalUser } from "./accounts.js";
+import { type AccountOutcome, acceptInvite, accountForExternalUser, type ExternalUser } from "./accounts.js";
 import { CATALOG } from "./catalog.js";
 import { linkIdentityToUser } from "./linking.js";
 import { exchangeCode, getJson } from "./oauth-client.js";
@@ -56,6 +57,8 @@ export interface AuthorizeInput {
   query: [string, string][];
   /** redirect_to, already checked against the allow list. */
   referrer: string;
+  /** An invite's token hash: the provider's identity then joins the invited account. */
+  inviteToken?: string | undefined;
 }
 
 /** GoTrue's ValidateOAuth: the reason an enabled provider cannot be used, if any. */
@@ -85,6 +88,9 @@ function calls(name: ProviderName, config: ProviderConfig): ProviderCalls {
 /** The provider's authorize URL for a new flow (GoTrue's GetExternalProviderRedirectURL); `linkingTarget` for manual linking. */
 export async function authorizeUrl(deps: AuthDeps, input: AuthorizeInput, linkingTarget?: UserRow): Promise<string> {
   const { name, config, spec } = provider(deps, input.provider, errors.unsupportedProvider);
+  if (input.inviteToken && !(await findUserByConfirmationToken(deps.db, deps.tables, input.inviteToken))) {
+    throw errors.inviteTokenUserNotFound();
+  }
   checkPkceParams(input);
   const pkce = input.codeChallenge
     ? { authCode: randomUUID(), codeChallenge: input.codeChallenge, codeChallengeMethod: challengeMethod(input.codeChallengeMethod ?? "") }
@@ -99,8 +105,15 @@ export async function authorizeUrl(deps: AuthDeps, input: AuthorizeInput, linkin
       throw errors.requestTokenFailed();
     }
   }
-  const endpoints = spec.oauth1 ? undefined : await spec.endpoints(calls(name, config));
-  const scopes = [...spec.scopes, ...(input.scopes ? input.scopes.split(",") : [])];
+  let endpoints: Endpoints | undefined;
+  try {
+    endpoints = spec.oauth1 ? undefined : await spec.endpoints(calls(name, config));
+  } catch (error) {
+    // GoTrue builds the provider (discovery included) per request and answers 400 when it cannot.
+    deps.logger.warn({ err: error, provider: name }, "the provider's endpoints could not be read");
+    throw errors.unsupportedProvider((error as Error).message);
+  }
+  const scopes = [...spec.scopes, ...(input.scopes && !spec.fixedScopes ? input.scopes.split(",") : [])];
   const params = new Map<string, string>([
     ["client_id", config.clientId as string],
     ["redirect_uri", config.redirectUri as string],
@@ -113,7 +126,7 @@ export async function authorizeUrl(deps: AuthDeps, input: AuthorizeInput, linkin
     if (key === "scopes" || key === "provider" || (RESERVED.has(lower) && lower !== "nonce")) continue;
     params.set(key === "workos_provider" ? "provider" : key, value);
   }
-  await deps.db.transaction(async (tx) => {
+  const store = async (tx: Queryable) => {
     let oauthClientStateId: string | undefined;
     if (spec.requiresPkce) {
       const verifier = randomBytes(32).toString("base64url");
@@ -127,11 +140,14 @@ export async function authorizeUrl(deps: AuthDeps, input: AuthorizeInput, linkin
       providerType: name,
       pkce,
       referrer: input.referrer,
+      inviteToken: input.inviteToken || undefined,
       oauthClientStateId,
       linkingTargetId: linkingTarget?.id,
       emailOptional: config.emailOptional === true,
     });
-  });
+  };
+  // One row needs no transaction; a provider requiring PKCE stores its verifier with the flow.
+  await (spec.requiresPkce ? deps.db.transaction(store) : store(deps.db));
   if (oauth1Url) return oauth1Url;
   params.set("state", id);
   const url = new URL((endpoints as Endpoints).authorize);
@@ -266,8 +282,8 @@ async function complete(
   redirectTo: string,
 ): Promise<string> {
   const { name, tokens, user } = await providerUser(deps, flow, params);
-  if (!user.claims.sub) throw errors.providerProfileFailed();
   if (user.emails.length === 0 && !flow.email_optional) throw errors.providerEmailMissing();
+  if (!user.claims.sub) throw errors.providerProfileFailed();
   const chosen = chosenEmail(user);
   const external: ExternalUser = {
     provider: name,
@@ -283,7 +299,9 @@ async function complete(
   const outcome = await deps.db.transaction(async (tx): Promise<Outcome> => {
     const account: AccountOutcome = target
       ? await linkIdentityToUser(tx, deps, meta, target, external)
-      : await accountForExternalUser(tx, deps, meta, external);
+      : flow.invite_token
+        ? await acceptInvite(tx, deps, meta, flow.invite_token, external)
+        : await accountForExternalUser(tx, deps, meta, external);
     if ("committedError" in account) return { committedError: account.committedError };
     if (target) linked = account.user;
     if (pkce) {

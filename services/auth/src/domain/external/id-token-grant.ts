@@ -30,6 +30,8 @@ import {
   snapchatProfile,
   vercelMarketplaceProfile,
 } from "./providers/id-token-profiles.js";
+import { SNAPCHAT_ISSUER } from "./providers/snapchat.js";
+import { VERCEL_MARKETPLACE_ISSUER as VERCEL_ISSUER } from "./providers/vercel_marketplace.js";
 import type { ProviderUser } from "./types.js";
 
 export interface IdTokenGrantInput {
@@ -57,8 +59,6 @@ interface Resolved {
 
 const FACEBOOK_ISSUER = "https://www.facebook.com";
 const KAKAO_ISSUER = "https://kauth.kakao.com";
-const VERCEL_ISSUER = "https://marketplace.vercel.com";
-const SNAPCHAT_ISSUER = "https://accounts.snapchat.com/accounts/oauth2/token";
 
 function tokenIssuer(idToken: string, provider: string): string {
   try {

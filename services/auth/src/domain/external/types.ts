@@ -62,6 +62,8 @@ export interface IdTokenCheck {
 export interface ProviderSpec {
   /** Space-joined into `scope`; `?scopes=` adds comma-separated ones. */
   scopes: readonly string[];
+  /** `?scopes=` is ignored: GoTrue builds these providers without the request's scopes (apple, bitbucket, notion, workos, zoom). */
+  fixedScopes?: boolean;
   endpoints(calls: ProviderCalls): Endpoints | Promise<Endpoints>;
   /** Parameters every authorize URL of this provider carries (Apple: response_mode=form_post). */
   authorizeParams?: Readonly<Record<string, string>>;

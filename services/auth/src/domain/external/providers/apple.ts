@@ -15,6 +15,7 @@ const issuerOf = (calls: ProviderCalls) => calls.config.testIssuer ?? (APPLE_ISS
 
 export const apple: ProviderSpec = {
   scopes: ["email", "name"],
+  fixedScopes: true,
   authorizeParams: { response_mode: "form_post" },
   async endpoints(calls) {
     const document = await discover(issuerOf(calls));

@@ -91,12 +91,22 @@ export function azureProfile(p: Payload): ProviderUser {
   };
 }
 
+/** Go's strconv.ParseBool, which GoTrue applies to LinkedIn's string `email_verified`: anything else fails the sign-in. */
+function goBool(value: unknown): boolean {
+  if (typeof value === "string") {
+    if (["1", "t", "T", "TRUE", "true", "True"].includes(value)) return true;
+    if (["0", "f", "F", "FALSE", "false", "False"].includes(value)) return false;
+  }
+  throw new Error(`linkedin: email_verified is not a boolean string: ${JSON.stringify(value)}`);
+}
+
 export function linkedinProfile(p: Payload): ProviderUser {
   const sub = text(p.sub);
+  const verified = goBool(p.email_verified);
   const given = text(p.given_name);
   const family = text(p.family_name);
   return {
-    emails: primary(text(p.email), truthy(p.email_verified)),
+    emails: primary(text(p.email), verified),
     claims: claims({
       iss: text(p.iss),
       sub,
