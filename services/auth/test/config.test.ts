@@ -176,7 +176,38 @@ describe("auth configuration", () => {
     expect(found).toHaveLength(14);
   });
 
-  it("validates provider, SMS and JWT key settings it does not act on yet", () => {
+  it("reads a provider's client id list and flags, and refuses a test issuer in production or where the issuer is not fixed", () => {
+    const google = {
+      ...REQUIRED,
+      AUTH_EXTERNAL_GOOGLE_ENABLED: "true",
+      AUTH_EXTERNAL_GOOGLE_CLIENT_ID: "web, ios ,android",
+      AUTH_EXTERNAL_GOOGLE_SECRET: "s",
+      AUTH_EXTERNAL_GOOGLE_REDIRECT_URI: "https://auth.example/callback",
+      AUTH_EXTERNAL_GOOGLE_EMAIL_OPTIONAL: "true",
+      AUTH_EXTERNAL_GOOGLE_SKIP_NONCE_CHECK: "true",
+    };
+    expect(readAuthConfig(google).external.providers.google).toMatchObject({
+      clientId: "web",
+      clientIds: ["web", "ios", "android"],
+      emailOptional: true,
+      skipNonceCheck: true,
+    });
+    const testIssuer = { ...google, AUTH_EXTERNAL_GOOGLE_TEST_ISSUER: "http://127.0.0.1:9000" };
+    expect(readAuthConfig(testIssuer).external.providers.google.testIssuer).toBe("http://127.0.0.1:9000");
+    expect(problems({ ...testIssuer, NODE_ENV: "production" })).toEqual([
+      "AUTH_EXTERNAL_GOOGLE_TEST_ISSUER: is for tests only and refused when NODE_ENV is production",
+    ]);
+    expect(problems({ ...REQUIRED, AUTH_EXTERNAL_GITHUB_TEST_ISSUER: "http://127.0.0.1:9000" })).toEqual([
+      "AUTH_EXTERNAL_GITHUB_TEST_ISSUER: is not a setting of github: its issuer is not fixed",
+    ]);
+    expect(readAuthConfig(REQUIRED).external).toMatchObject({
+      allowedIdTokenIssuers: ["https://appleid.apple.com", "https://accounts.google.com"],
+      allowUnverifiedEmailSignIns: false,
+    });
+    expect(readAuthConfig(REQUIRED).security.manualLinkingEnabled).toBe(false);
+  });
+
+  it("validates provider, SMS and JWT key settings", () => {
     // As GoTrue, an enabled provider without its settings does not stop start-up (it is refused
     // when used); what it lacks is kept for the start-up warning.
     const keycloak = {

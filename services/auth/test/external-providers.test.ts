@@ -464,6 +464,21 @@ describe.each(backends)("external providers on %s", (backend) => {
     );
     expect(query(again).get("error_code")).toBe("identity_already_exists");
     expect(query(again).get("error_description")).toBe("Identity is already linked");
+    // Another user's provider identity cannot be linked here.
+    const owner = githubUser(email("owner"));
+    standIn.setUser(owner);
+    await signIn(client(server, "implicit"), "github");
+    const taken = await browse(
+      (await browser.linkIdentity({ provider: "github", options: { skipBrowserRedirect: true, redirectTo: APP } })).data.url as string,
+      SITE,
+      callbackUrl(),
+    );
+    // GoTrue's oauthErrorMap has no entry for 422: `error` is server_error.
+    expect(Object.fromEntries(query(taken))).toEqual({
+      error: "server_error",
+      error_code: "identity_already_exists",
+      error_description: "Identity is already linked to another user",
+    });
     const gitlab = identities?.identities.find((i) => i.provider === "gitlab");
     expect((await browser.unlinkIdentity(gitlab as never)).error).toBeNull();
     expect(sent()).toEqual([
