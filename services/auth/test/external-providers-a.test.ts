@@ -12,7 +12,7 @@ import { sql } from "@platform/core";
 import { GoTrueClient, type Provider } from "@supabase/auth-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keycloak } from "../src/domain/external/providers/keycloak.js";
-import { browse } from "./support/oauth-providers.js";
+import { browse, browserClient, fragment, query } from "./support/oauth-providers.js";
 import {
   backends,
   email,
@@ -29,25 +29,8 @@ import { GROUP_A_PROVIDERS, type GroupAProvider, type GroupAStandIn, startGroupA
 const SITE = "http://localhost:3000";
 const APP = "http://localhost:3000/welcome";
 
-/** A browser client keeping its PKCE verifier in memory. */
-function client(server: TestServer, flowType: "implicit" | "pkce"): GoTrueClient {
-  const items = new Map<string, string>();
-  return new GoTrueClient({
-    url: server.url,
-    flowType,
-    autoRefreshToken: false,
-    persistSession: true,
-    storageKey: `oauth-a-${randomUUID()}`,
-    storage: {
-      getItem: (key: string) => items.get(key) ?? null,
-      setItem: (key: string, value: string) => void items.set(key, value),
-      removeItem: (key: string) => void items.delete(key),
-    },
-  });
-}
+const client = (server: TestServer, flowType: "implicit" | "pkce") => browserClient(server.url, flowType);
 
-const fragment = (location: string) => new URLSearchParams(new URL(location).hash.slice(1));
-const query = (location: string) => new URLSearchParams(new URL(location).search);
 const unique = () => randomUUID().slice(0, 8);
 
 /** Each provider's default scopes, as GoTrue's constructors set them (notion: none, so no `scope`). */

@@ -11,7 +11,7 @@
 import { sql } from "@platform/core";
 import { GoTrueClient, type Provider } from "@supabase/auth-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browse, type OidcProvider, startOidcProvider } from "./support/oauth-providers.js";
+import { browse, browserClient, fragment, type OidcProvider, query, startOidcProvider } from "./support/oauth-providers.js";
 import {
   backends,
   email,
@@ -35,25 +35,8 @@ import {
 const SITE = "http://localhost:3000";
 const APP = "http://localhost:3000/welcome";
 
-/** A browser client keeping its PKCE verifier in memory. */
-function client(server: TestServer, flowType: "implicit" | "pkce"): GoTrueClient {
-  const items = new Map<string, string>();
-  return new GoTrueClient({
-    url: server.url,
-    flowType,
-    autoRefreshToken: false,
-    persistSession: true,
-    storageKey: `oauth-b-${Math.random()}`,
-    storage: {
-      getItem: (key: string) => items.get(key) ?? null,
-      setItem: (key: string, value: string) => void items.set(key, value),
-      removeItem: (key: string) => void items.delete(key),
-    },
-  });
-}
+const client = (server: TestServer, flowType: "implicit" | "pkce") => browserClient(server.url, flowType);
 
-const fragment = (location: string) => new URLSearchParams(new URL(location).hash.slice(1));
-const query = (location: string) => new URL(location).searchParams;
 const unique = (label: string) => `${label}${crypto.randomUUID().slice(0, 8)}`;
 
 interface SignedInUser {

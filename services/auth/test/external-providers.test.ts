@@ -8,13 +8,16 @@
  */
 import { createHash } from "node:crypto";
 import { sql } from "@platform/core";
-import { type GoTrueAdminApi, GoTrueClient } from "@supabase/auth-js";
+import type { GoTrueAdminApi, GoTrueClient } from "@supabase/auth-js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { adminApi, createConfirmedUser } from "./support/admin.js";
 import {
   browse,
+  browserClient,
+  fragment,
   type OidcProvider,
   type ProviderStandIn,
+  query,
   type StandInUser,
   startOidcProvider,
   startProviderStandIn,
@@ -50,25 +53,7 @@ function githubUser(address: string, verified = true, extra: Partial<StandInUser
   };
 }
 
-/** A browser client keeping its PKCE verifier in memory. */
-function client(server: TestServer, flowType: "implicit" | "pkce"): GoTrueClient {
-  const items = new Map<string, string>();
-  return new GoTrueClient({
-    url: server.url,
-    flowType,
-    autoRefreshToken: false,
-    persistSession: true,
-    storageKey: `oauth-${Math.random()}`,
-    storage: {
-      getItem: (key: string) => items.get(key) ?? null,
-      setItem: (key: string, value: string) => void items.set(key, value),
-      removeItem: (key: string) => void items.delete(key),
-    },
-  });
-}
-
-const fragment = (location: string) => new URLSearchParams(new URL(location).hash.slice(1));
-const query = (location: string) => new URL(location).searchParams;
+const client = (server: TestServer, flowType: "implicit" | "pkce") => browserClient(server.url, flowType);
 
 describe.each(backends)("external providers on %s", (backend) => {
   let database: TestDatabase;
@@ -414,6 +399,47 @@ describe.each(backends)("external providers on %s", (backend) => {
       iss: `${twitter.url}/1.1/account/verify_credentials.json`,
     });
     expect(twitter.badSignatures).toBe(0);
+  });
+
+  it("answers an unexpected failure without its text and keeps nothing of the sign-in", async () => {
+    // PostgreSQL's jsonb cannot hold NUL: the write fails in the driver, inside the transaction.
+    const address = email("nul");
+    standIn.setUser(githubUser(address, true, { name: "bad\u0000name" }));
+    const location = await signIn(client(server, "implicit"), "github");
+    expect(Object.fromEntries(query(location))).toEqual({
+      error: "server_error",
+      error_code: "unexpected_failure",
+      error_description: "Unexpected failure, please check server logs for more information",
+    });
+    const { rows } = await database.db.query(sql`SELECT 1 FROM ${server.table("users")} WHERE email = ${address}`);
+    expect(rows).toHaveLength(0);
+  });
+
+  it("deletes flows abandoned for a day as new ones start", async () => {
+    const fresh = await startTestServer(database.db, {
+      AUTH_EXTERNAL_GITHUB_ENABLED: "true",
+      AUTH_EXTERNAL_GITHUB_CLIENT_ID: standIn.clientId,
+      AUTH_EXTERNAL_GITHUB_SECRET: standIn.secret,
+      AUTH_EXTERNAL_GITHUB_REDIRECT_URI: callbackUrl(),
+      AUTH_EXTERNAL_GITHUB_URL: standIn.url,
+    });
+    try {
+      const old = crypto.randomUUID();
+      await database.db.query(
+        sql`INSERT INTO ${server.table("flow_state")} (id, provider_type, authentication_method, created_at) VALUES (${old}, 'github', 'oauth', now() - interval '25 hours')`,
+      );
+      await database.db.query(
+        sql`INSERT INTO ${server.table("oauth_client_states")} (id, provider_type, code_verifier, created_at) VALUES (${old}, 'x', 'v', now() - interval '25 hours')`,
+      );
+      const recent = (await fresh.request("/authorize?provider=github", { redirect: "manual" })).headers.get("location") as string;
+      const count = async (table: string, id: string) =>
+        (await database.db.query(sql`SELECT 1 FROM ${server.table(table)} WHERE id = ${id}`)).rows.length;
+      expect(await count("flow_state", old)).toBe(0);
+      expect(await count("oauth_client_states", old)).toBe(0);
+      expect(await count("flow_state", query(recent).get("state") as string)).toBe(1);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it("accepts an invite through a provider that knows the invited address", async () => {

@@ -105,3 +105,16 @@ export async function flowStateByAuthCode(q: Queryable, t: AuthTables, authCode:
 export async function deleteFlowState(q: Queryable, t: AuthTables, id: string): Promise<void> {
   await q.query(sql`DELETE FROM ${t.flowStates} WHERE id = ${id}`);
 }
+
+/**
+ * Deletes up to 100 flows (and PKCE verifiers kept for providers) started more than a day ago,
+ * skipping rows another instance holds: GoTrue's cleanup statements (internal/models/cleanup.go).
+ */
+export async function deleteStaleFlows(q: Queryable, t: AuthTables): Promise<void> {
+  await q.query(sql`
+    DELETE FROM ${t.flowStates} WHERE id IN (
+      SELECT id FROM ${t.flowStates} WHERE created_at < now() - interval '24 hours' LIMIT 100 FOR UPDATE SKIP LOCKED)`);
+  await q.query(sql`
+    DELETE FROM ${t.oauthClientStates} WHERE id IN (
+      SELECT id FROM ${t.oauthClientStates} WHERE created_at < now() - interval '24 hours' LIMIT 100 FOR UPDATE SKIP LOCKED)`);
+}

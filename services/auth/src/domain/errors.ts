@@ -145,6 +145,7 @@ export const errors = {
   inviteTokenUserNotFound: () => make(404, "user_not_found", "User identified by token not found"),
   inviteNotFound: () => make(404, "invite_not_found", "Invite not found"),
   inviteEmailMismatch: () => make(400, "validation_failed", "Invited email does not match emails from external provider"),
+  unexpectedFailure: () => make(500, "unexpected_failure", "Unexpected failure, please check server logs for more information"),
   unsupportedProvider: (reason: string) => make(400, "validation_failed", `Unsupported provider: ${reason}`),
   providerNotSupported: (reason: string) => make(400, "oauth_provider_not_supported", `Unsupported provider: ${reason}`),
   oauthStateMissing: () => make(400, "bad_oauth_callback", "OAuth state parameter missing"),

@@ -12,7 +12,7 @@ import { signInAnonymously } from "./anonymous.js";
 import type { AuthDeps, RequestMeta } from "./context.js";
 import { authenticate } from "./current-user.js";
 import { errors } from "./errors.js";
-import { type AuthorizeInput, authorizeUrl, type CallbackAnswer, callback } from "./external/flow.js";
+import { type AuthorizeInput, authorizeUrl, type CallbackAnswer, type CallbackInput, callback } from "./external/flow.js";
 import { type IdTokenGrantInput, idTokenGrant } from "./external/id-token-grant.js";
 import { unlinkIdentity } from "./external/linking.js";
 import { isUuid } from "./identifiers.js";
@@ -158,8 +158,8 @@ export class AuthService {
   }
 
   /** GET|POST /callback: where the browser goes next. */
-  callback(meta: RequestMeta, params: URLSearchParams): Promise<CallbackAnswer> {
-    return callback(this.deps, meta, { params });
+  callback(meta: RequestMeta, params: URLSearchParams, log?: CallbackInput["log"]): Promise<CallbackAnswer> {
+    return callback(this.deps, meta, { params, log });
   }
 
   /** GET /user/identities/authorize: as /authorize, the new identity to be linked to the signed-in user. */

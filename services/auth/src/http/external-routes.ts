@@ -37,7 +37,7 @@ export function registerExternalRoutes(app: FastifyInstance, service: AuthServic
   app.get("/authorize", async (request, reply) => reply.redirect(await service.authorize(authorizeInput(request)), 302));
 
   const callback = async (request: FastifyRequest, reply: FastifyReply, params: URLSearchParams) => {
-    const answer = await service.callback(meta(request), params);
+    const answer = await service.callback(meta(request), params, request.log);
     return reply.redirect(answer.location, answer.status);
   };
   app.get("/callback", async (request, reply) => callback(request, reply, new URLSearchParams(firstValues(request))));

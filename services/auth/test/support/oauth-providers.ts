@@ -11,6 +11,7 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { GoTrueClient } from "@supabase/auth-js";
 import { OAuth2Server } from "oauth2-mock-server";
 
 export interface OidcProvider {
@@ -69,13 +70,13 @@ export interface ProviderStandIn {
   close(): Promise<void>;
 }
 
-async function readBody(request: IncomingMessage): Promise<string> {
+export async function readBody(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");
 }
 
-function json(response: ServerResponse, status: number, body: unknown) {
+export function json(response: ServerResponse, status: number, body: unknown) {
   response.writeHead(status, { "content-type": "application/json" });
   response.end(JSON.stringify(body));
 }
@@ -325,3 +326,24 @@ export async function startTwitterStandIn(): Promise<TwitterStandIn> {
   standIn.close = () => new Promise((resolve) => server.close(() => resolve()));
   return standIn;
 }
+
+/** A browser's auth-js client keeping its session and PKCE verifier in memory. */
+export function browserClient(url: string, flowType: "implicit" | "pkce"): GoTrueClient {
+  const items = new Map<string, string>();
+  return new GoTrueClient({
+    url,
+    flowType,
+    autoRefreshToken: false,
+    persistSession: true,
+    storageKey: `oauth-${randomUUID()}`,
+    storage: {
+      getItem: (key: string) => items.get(key) ?? null,
+      setItem: (key: string, value: string) => void items.set(key, value),
+      removeItem: (key: string) => void items.delete(key),
+    },
+  });
+}
+
+/** The parameters of a redirect's fragment and of its query. */
+export const fragment = (location: string) => new URLSearchParams(new URL(location).hash.slice(1));
+export const query = (location: string) => new URLSearchParams(new URL(location).search);

@@ -5,7 +5,6 @@
  * each its own schema). Messages the server "sends" are kept in `outbox`.
  */
 import { type JsonWebKey, randomUUID } from "node:crypto";
-import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { createLogger, type Database, ident, openScratchDatabase, type Sql } from "@platform/core";
 import { GoTrueClient } from "@supabase/auth-js";
 import { readAuthConfig } from "../../src/config.js";
@@ -71,13 +70,7 @@ export interface TestServerOptions {
 }
 
 /** A port free right now, for a server whose settings must name its own address (an OAuth redirect URI). */
-export async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
+export { freePort } from "@platform/core";
 
 export async function startTestServer(
   db: Database,

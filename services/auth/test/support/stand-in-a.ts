@@ -14,6 +14,7 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { json, readBody } from "./oauth-providers.js";
 
 export const GROUP_A_PROVIDERS = ["bitbucket", "discord", "facebook", "figma", "fly", "kakao", "keycloak", "linkedin", "notion"] as const;
 export type GroupAProvider = (typeof GROUP_A_PROVIDERS)[number];
@@ -149,17 +150,6 @@ export interface GroupAStandIn {
 }
 
 const FACEBOOK_DEFAULT_FIELDS = ["id", "name"];
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-function json(response: ServerResponse, status: number, body: unknown) {
-  response.writeHead(status, { "content-type": "application/json" });
-  response.end(JSON.stringify(body));
-}
 
 /** RFC 6749 2.3.1: Basic credentials are form-encoded before base64. */
 function basicCredentials(header: string | undefined): { id: string; secret: string } | undefined {

@@ -11,7 +11,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { OidcProvider } from "./oauth-providers.js";
+import { json, type OidcProvider, readBody } from "./oauth-providers.js";
 
 export const GROUP_B_PROVIDERS = [
   "linkedin_oidc",
@@ -91,17 +91,6 @@ interface Grant {
 /** The Snapchat Login Kit GraphQL query GoTrue sends to /v1/me. */
 export const SNAPCHAT_QUERY = "{me { externalId displayName bitmoji { avatar id } email } }";
 export const X_USER_FIELDS = "id,name,username,confirmed_email,profile_image_url,url,created_at";
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-function json(response: ServerResponse, status: number, body: unknown) {
-  response.writeHead(status, { "content-type": "application/json" });
-  response.end(JSON.stringify(body));
-}
 
 /** OpenID Connect Core 3.1.3.6 for RS256. */
 const atHash = (accessToken: string) => createHash("sha256").update(accessToken).digest().subarray(0, 16).toString("base64url");

@@ -12,7 +12,14 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Queryable } from "@platform/core";
 import type { ProviderConfig, ProviderName } from "../../config/providers.js";
 import { PROVIDERS } from "../../config/providers.js";
-import { claimOAuthFlow, deleteFlowState, type FlowStateRow, flowStateById, insertOAuthFlow } from "../../db/flow-states.js";
+import {
+  claimOAuthFlow,
+  deleteFlowState,
+  deleteStaleFlows,
+  type FlowStateRow,
+  flowStateById,
+  insertOAuthFlow,
+} from "../../db/flow-states.js";
 import { insertOAuthClientState, takeOAuthClientState } from "../../db/oauth-client-states.js";
 import type { UserRow } from "../../db/rows.js";
 import { findUserByConfirmationToken, findUserById } from "../../db/users.js";
@@ -43,6 +50,22 @@ const RESERVED = new Set([
   "code_challenge_method",
   "code_verifier",
 ]);
+
+/** How often an instance deletes abandoned flows (each /authorize adds one; this bounds the table to a day's worth). */
+const CLEANUP_EVERY_MS = 10_000;
+const lastCleanup = new WeakMap<AuthDeps["tables"], number>();
+
+async function cleanUp(deps: AuthDeps): Promise<void> {
+  const last = lastCleanup.get(deps.tables) ?? 0;
+  if (Date.now() - last < CLEANUP_EVERY_MS) return;
+  lastCleanup.set(deps.tables, Date.now());
+  try {
+    await deleteStaleFlows(deps.db, deps.tables);
+  } catch (error) {
+    // The sign-in does not depend on it; the next /authorize after the interval tries again.
+    deps.logger.warn({ err: error }, "abandoned sign-in flows could not be deleted");
+  }
+}
 
 /** GoTrue's lifetime of an oauth_client_states row. */
 const CLIENT_STATE_MS = 10 * 60_000;
@@ -148,6 +171,7 @@ export async function authorizeUrl(deps: AuthDeps, input: AuthorizeInput, linkin
   };
   // One row needs no transaction; a provider requiring PKCE stores its verifier with the flow.
   await (spec.requiresPkce ? deps.db.transaction(store) : store(deps.db));
+  await cleanUp(deps);
   if (oauth1Url) return oauth1Url;
   params.set("state", id);
   const url = new URL((endpoints as Endpoints).authorize);
@@ -158,6 +182,8 @@ export async function authorizeUrl(deps: AuthDeps, input: AuthorizeInput, linkin
 export interface CallbackInput {
   /** The query (GET) or the form (POST). */
   params: URLSearchParams;
+  /** The request's logger (it carries the request id); the service's by default. */
+  log?: Pick<AuthDeps["logger"], "error"> | undefined;
 }
 
 export type CallbackAnswer = { status: 302 | 303; location: string };
@@ -264,11 +290,17 @@ export async function callback(deps: AuthDeps, meta: RequestMeta, input: Callbac
   }
   const { flow, target } = loaded;
   const redirectTo = deps.config.external.redirectUrl ?? (flow.referrer || deps.config.siteUrl);
+  const log = input.log ?? deps.logger;
   try {
     return { status: 302, location: await complete(deps, meta, flow, target, input.params, redirectTo) };
   } catch (error) {
-    if (!(error instanceof AuthError)) throw error;
-    if (error.status >= 500) deps.logger.error({ err: error, code: error.code }, error.message);
+    // The browser goes back to the app either way, with GoTrue's error parameters; what went
+    // wrong unexpectedly is logged with its stack and answered without its text.
+    if (!(error instanceof AuthError)) {
+      log.error({ err: error }, "the external sign-in failed unexpectedly");
+      return { status: 302, location: errorRedirect(redirectTo, errors.unexpectedFailure()) };
+    }
+    if (error.status >= 500) log.error({ err: error, code: error.code }, error.message);
     return { status: 302, location: errorRedirect(redirectTo, error) };
   }
 }
