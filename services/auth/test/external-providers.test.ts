@@ -661,3 +661,23 @@ describe.each(backends)("external providers on %s", (backend) => {
     });
   });
 });
+
+describe("provider answers", () => {
+  it("are read up to 1 MB, refused beyond without buffering the rest", async () => {
+    const { boundedText, ProviderCallError } = await import("../src/domain/external/oauth-client.js");
+    expect(await boundedText(new Response("x".repeat(1_048_576)))).toHaveLength(1_048_576);
+    // A declared length over the limit is refused before reading.
+    const declared = new Response("{}", { headers: { "content-length": "2000000" } });
+    await expect(boundedText(declared)).rejects.toBeInstanceOf(ProviderCallError);
+    // A streamed body is cut once it passes the limit.
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 1;
+        controller.enqueue(new Uint8Array(65_536));
+      },
+    });
+    await expect(boundedText(new Response(endless))).rejects.toThrow("larger than 1048576 bytes");
+    expect(pulled).toBeLessThan(40);
+  });
+});

@@ -6,7 +6,8 @@
  * `at_hash` when an access token is at hand (internal/api/provider/oidc.go ParseIDToken).
  */
 import { createHash } from "node:crypto";
-import { createRemoteJWKSet, decodeProtectedHeader, type JWTPayload, jwtVerify } from "jose";
+import { createRemoteJWKSet, customFetch, decodeProtectedHeader, type JWTPayload, jwtVerify } from "jose";
+import { boundedText } from "./oauth-client.js";
 import type { IdTokenCheck } from "./types.js";
 
 const CACHE_MS = 3_600_000;
@@ -33,8 +34,9 @@ const cache = new Map<string, Entry>();
 async function fetchDiscovery(issuer: string): Promise<Discovery> {
   const url = `${issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`;
   const response = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS), headers: { accept: "application/json" } });
+  const body = await boundedText(response);
   if (!response.ok) throw new Error(`the discovery document of ${issuer} answered ${response.status}`);
-  const document = (await response.json()) as Partial<Discovery>;
+  const document = JSON.parse(body) as Partial<Discovery>;
   if (!document.authorization_endpoint || !document.token_endpoint || !document.jwks_uri) {
     throw new Error(`the discovery document of ${issuer} lacks its endpoints`);
   }
@@ -64,7 +66,15 @@ export function discover(issuer: string): Promise<Discovery> {
 async function keysOf(issuer: string) {
   const found = entry(issuer);
   const document = await found.discovery;
-  found.keys ??= createRemoteJWKSet(new URL(document.jwks_uri), { timeoutDuration: TIMEOUT_MS });
+  found.keys ??= createRemoteJWKSet(new URL(document.jwks_uri), {
+    timeoutDuration: TIMEOUT_MS,
+    // The key set is read up to the same size as any provider answer.
+    [customFetch]: async (url, options) => {
+      const response = await fetch(url, options);
+      const type = response.headers.get("content-type") ?? "application/json";
+      return new Response(await boundedText(response), { status: response.status, headers: { "content-type": type } });
+    },
+  });
   return found.keys;
 }
 
