@@ -14,19 +14,33 @@ import { openScratchDatabase, type ScratchDatabase, sql } from "@platform/core";
 import { createClient } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import ws from "ws";
+import { browse, type ProviderStandIn, startProviderStandIn } from "../../services/auth/test/support/oauth-providers.js";
 import { freePorts, type Platform, portEnv, startPlatform } from "./support/platform.js";
 
 const dir = mkdtempSync(join(tmpdir(), "platform-start-"));
 const dataDir = join(dir, "data");
 let env: Record<string, string>;
 let platform: Platform | undefined;
+/** A GitHub stand-in: sign-in with a provider is configured as a deployment would configure it. */
+let github: ProviderStandIn;
 
 beforeAll(async () => {
-  env = { PLATFORM_DATA_DIR: dataDir, ...portEnv(await freePorts()) };
+  github = await startProviderStandIn();
+  const ports = await freePorts();
+  env = {
+    PLATFORM_DATA_DIR: dataDir,
+    ...portEnv(ports),
+    AUTH_EXTERNAL_GITHUB_ENABLED: "true",
+    AUTH_EXTERNAL_GITHUB_CLIENT_ID: github.clientId,
+    AUTH_EXTERNAL_GITHUB_SECRET: github.secret,
+    AUTH_EXTERNAL_GITHUB_REDIRECT_URI: `http://localhost:${ports.gateway}/auth/v1/callback`,
+    AUTH_EXTERNAL_GITHUB_URL: github.url,
+  };
 });
 
 afterAll(async () => {
   await platform?.stop();
+  await github?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -91,6 +105,34 @@ describe("npm start on a fresh clone", () => {
     expect(data.user?.email).toBe(user.email);
     const wrong = await supabase.auth.signInWithPassword({ ...user, password: "wrong password" });
     expect(wrong.error?.message).toBe("Invalid login credentials");
+  });
+
+  it("signs in with GitHub through the gateway: supabase-js's PKCE flow, the callback at the gateway's /auth/v1", async () => {
+    const gateway = first.urls.gateway as string;
+    const supabase = createClient(gateway, first.keys["anon key"] as string, {
+      auth: { persistSession: false, autoRefreshToken: false, flowType: "pkce" },
+      realtime: { transport: ws as never },
+    });
+    const address = "octocat@example.com";
+    github.setUser({
+      id: 583231,
+      login: "octocat",
+      name: "The Octocat",
+      email: address,
+      emails: [{ email: address, verified: true, primary: true }],
+    });
+    const { data, error } = await supabase.auth.signInWithOAuth({ provider: "github", options: { skipBrowserRedirect: true } });
+    expect(error).toBeNull();
+    expect(data.url).toMatch(new RegExp(`^${gateway}/auth/v1/authorize\\?provider=github`));
+    // The browser: the gateway's /authorize, GitHub, the gateway's /callback, then the site with ?code=.
+    const location = await browse(data.url as string, "http://localhost:3000");
+    const code = new URL(location).searchParams.get("code") as string;
+    expect(code).toBeTruthy();
+    const exchanged = await supabase.auth.exchangeCodeForSession(code);
+    expect(exchanged.error).toBeNull();
+    expect(exchanged.data.session?.provider_token).toMatch(/^gho_/);
+    expect(exchanged.data.user).toMatchObject({ email: address, app_metadata: { provider: "github" } });
+    expect((await supabase.auth.getUser()).data.user?.user_metadata.user_name).toBe("octocat");
   });
 
   it("makes the signed-up user a MetaGame player at once: me, a quest and a completion, read back through relationships", async () => {
