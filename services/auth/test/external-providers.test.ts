@@ -442,6 +442,43 @@ describe.each(backends)("external providers on %s", (backend) => {
     }
   });
 
+  it("signs in without an address only with EMAIL_OPTIONAL (kept in the flow from /authorize)", async () => {
+    const github = (extra: Record<string, string>) =>
+      startTestServer(database.db, {
+        AUTH_EXTERNAL_GITHUB_ENABLED: "true",
+        AUTH_EXTERNAL_GITHUB_CLIENT_ID: standIn.clientId,
+        AUTH_EXTERNAL_GITHUB_SECRET: standIn.secret,
+        AUTH_EXTERNAL_GITHUB_REDIRECT_URI: callbackUrl(),
+        AUTH_EXTERNAL_GITHUB_URL: standIn.url,
+        AUTH_URI_ALLOW_LIST: "http://localhost:3000/**",
+        ...extra,
+      });
+    // The flow's settings are kept in its flow_state row, so this server's callback (the shared
+    // redirect URI) completes flows started by the other ones.
+    const start = async (other: TestServer) =>
+      browse(
+        (
+          await browserClient(other.url, "implicit").signInWithOAuth({
+            provider: "github",
+            options: { skipBrowserRedirect: true, redirectTo: APP },
+          })
+        ).data.url as string,
+        SITE,
+      );
+    const optional = await github({ AUTH_EXTERNAL_GITHUB_EMAIL_OPTIONAL: "true" });
+    const strict = await github({});
+    try {
+      standIn.setUser(githubUser("", true, { emails: [] }));
+      expect(query(await start(strict)).get("error_description")).toBe("Error getting user email from external provider");
+      const signedIn = await getUser(fragment(await start(optional)).get("access_token") as string);
+      expect(signedIn.email).toBe("");
+      expect(signedIn.identities.map((i) => i.provider)).toEqual(["github"]);
+    } finally {
+      await optional.close();
+      await strict.close();
+    }
+  });
+
   it("accepts an invite through a provider that knows the invited address", async () => {
     const address = email("invited");
     const { data: invited, error } = await admin.inviteUserByEmail(address);
