@@ -145,6 +145,13 @@ export const errors = {
   inviteTokenUserNotFound: () => make(404, "user_not_found", "User identified by token not found"),
   inviteNotFound: () => make(404, "invite_not_found", "Invite not found"),
   inviteEmailMismatch: () => make(400, "validation_failed", "Invited email does not match emails from external provider"),
+  // Features this service does not have, answered as GoTrue answers while they are disabled
+  // (internal/api/middleware.go require*Enabled, web3.go).
+  samlDisabled: () => make(404, "saml_provider_disabled", "SAML 2.0 is disabled"),
+  oauthServerDisabled: () => make(404, "feature_disabled", "OAuth server is disabled"),
+  customProvidersDisabled: () => make(404, "feature_disabled", "Custom OAuth providers are disabled"),
+  passkeysDisabled: () => make(404, "passkey_disabled", "Passkeys are disabled"),
+  web3Disabled: () => make(422, "web3_provider_disabled", "Web3 provider is disabled"),
   unexpectedFailure: () => make(500, "unexpected_failure", "Unexpected failure, please check server logs for more information"),
   unsupportedProvider: (reason: string) => make(400, "validation_failed", `Unsupported provider: ${reason}`),
   providerNotSupported: (reason: string) => make(400, "oauth_provider_not_supported", `Unsupported provider: ${reason}`),

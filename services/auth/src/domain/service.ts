@@ -131,6 +131,8 @@ export class AuthService {
     }
     if (grantType === "refresh_token") return refreshTokenGrant(this.deps, meta, input.refreshToken);
     if (grantType === "pkce") return pkceGrant(this.deps, meta, input);
+    // Neither Solana nor Ethereum sign-in exists here: GoTrue's answer with both disabled.
+    if (grantType === "web3") throw errors.web3Disabled();
     throw errors.unsupportedGrantType();
   }
 

@@ -10,6 +10,7 @@ import type { Mailbox } from "../mail/delivery.js";
 import { registerAdminRoutes } from "./admin-routes.js";
 import { registerJsonBodies } from "./body.js";
 import { registerCors } from "./cors.js";
+import { registerDisabledRoutes } from "./disabled-routes.js";
 import { API_VERSION_HEADER, MAX_BODY_BYTES, mapFrameworkError, renderError, renderInternal, requestedApiVersion } from "./errors.js";
 import { registerExternalRoutes } from "./external-routes.js";
 import { registerMailCatcherRoutes } from "./mail-catcher-routes.js";
@@ -76,6 +77,7 @@ export function buildHttpApp(service: AuthService, options: HttpOptions): Fastif
   registerAdminRoutes(app, service);
   registerVerifyRoutes(app, service);
   registerExternalRoutes(app, service);
+  registerDisabledRoutes(app, service);
   if (options.mailCatcher) registerMailCatcherRoutes(app, options.mailCatcher);
   app.setNotFoundHandler(async () => {
     throw errors.notFound();
