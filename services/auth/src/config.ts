@@ -125,6 +125,12 @@ function readSecurity(env: Env) {
     updatePasswordRequireReauthentication: boolean(names("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION"), false),
     updatePasswordRequireCurrentPassword: boolean(names("SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD"), false),
     pfForwardedForEnabled: boolean(names("SECURITY_PF_FORWARDED_FOR_ENABLED"), false),
+    /**
+     * Ours: inside the send window a second magic link, recovery mail or SMS code answers `{}` and
+     * sends nothing, as for an unknown address, instead of GoTrue's 429 (which tells a known
+     * address apart).
+     */
+    silentSendWindow: boolean(names("SECURITY_SILENT_SEND_WINDOW"), false),
     /** GET /user/identities/authorize and DELETE /user/identities/{id}. */
     manualLinkingEnabled: boolean(names("SECURITY_MANUAL_LINKING_ENABLED"), false),
   });

@@ -277,9 +277,10 @@ describe.each(backends)("request limits on %s", (backend) => {
     const ip = client();
     const key = { "x-real-ip": ip };
     const { address, password } = await createConfirmedUser(admin, "otp");
-    const recovered = await Promise.all(Array.from({ length: 30 }, () => post(server, "/recover", { email: address }, key)));
+    // Addresses without accounts: a known one would get GoTrue's send-window 429 from the second on.
+    const recovered = await Promise.all(Array.from({ length: 30 }, () => post(server, "/recover", { email: email("nobody") }, key)));
     expect(recovered.map((response) => response.status)).toEqual(Array(30).fill(200));
-    const refused = await post(server, "/recover", { email: address }, key);
+    const refused = await post(server, "/recover", { email: email("nobody") }, key);
     expect(refused.status).toBe(429);
     expect(await refused.json()).toEqual(REQUEST_LIMITED_LEGACY);
 

@@ -71,6 +71,21 @@ export function emailFrequencyMs(deps: AuthDeps, purpose: Purpose): number {
   return purpose === "reauthentication" ? LINK_FREQUENCY_MS : Math.min(configured, LINK_FREQUENCY_MS);
 }
 
+/** Seconds before a code of `purpose` may be mailed to the user again (0: now). */
+export function emailCodeWait(deps: AuthDeps, user: UserRow, purpose: Purpose): number {
+  return secondsUntil(user[CODES[purpose].sentAt], emailFrequencyMs(deps, purpose));
+}
+
+/**
+ * A code asked for inside the send window: GoTrue's 429 over_email_send_rate_limit (its
+ * validateSentWithinFrequencyLimit, internal/api/mail.go), or nothing with
+ * SECURITY_SILENT_SEND_WINDOW.
+ */
+export function refuseInsideWindow(deps: AuthDeps, seconds: number, channel: "email" | "sms" = "email"): void {
+  if (deps.config.security.silentSendWindow) return;
+  throw channel === "email" ? errors.emailSendTooSoon(Math.max(1, seconds)) : errors.smsSendTooSoon(Math.max(1, seconds));
+}
+
 /** Whether a code of `purpose` may be mailed to the user now (the last one is older than its frequency). */
 export function emailCodeDue(deps: AuthDeps, user: UserRow, purpose: Purpose): boolean {
   return secondsUntil(user[CODES[purpose].sentAt], emailFrequencyMs(deps, purpose)) === 0;

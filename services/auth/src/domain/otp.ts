@@ -7,15 +7,16 @@
  * - An address without a confirmed account is signed up first (signupForOtp), unless `create_user`
  *   is false: with autoconfirm the new account gets the code at once, otherwise its confirmation
  *   mail or SMS works as the sign-in code.
- * The answer does not reveal whether an account exists: `create_user: false` for an unknown
- * address answers `{}` like a send (GoTrue answers 422 otp_disabled, which tells accounts apart),
- * and a code asked for again before its frequency allows is not sent, also answering `{}`
- * (GoTrue answers 429 there). Every answer takes the same time (uniform-timing.ts).
+ * `create_user: false` for an unknown address answers `{}` like a send (GoTrue answers 422
+ * otp_disabled, which tells accounts apart). A code asked for again before its frequency allows
+ * is not sent and answers GoTrue's 429 (over_email_send_rate_limit, over_sms_send_rate_limit),
+ * or `{}` with SECURITY_SILENT_SEND_WINDOW. Every answer takes the same time (uniform-timing.ts).
  */
 import type { UserRow } from "../db/rows.js";
 import { findUserByEmailInAudience, findUserByPhoneInAudience } from "../db/user-directory.js";
+import { findUserById } from "../db/users.js";
 import type { AuthDeps, RequestMeta } from "./context.js";
-import { emailCodeDue, sendEmailCodeIfDue } from "./email-codes.js";
+import { emailCodeWait, refuseInsideWindow, sendEmailCodeIfDue } from "./email-codes.js";
 import { errors } from "./errors.js";
 import { normalizeEmail, normalizePhone } from "./identifiers.js";
 import { sendPhoneCodeIfDue } from "./phone-codes.js";
@@ -45,9 +46,16 @@ function checkMagicLinkEnabled(deps: AuthDeps): void {
 
 /** Mails a magic link to a confirmed account (unless one went out too recently). True when one was sent. */
 async function mailMagicLink(deps: AuthDeps, meta: RequestMeta, found: UserRow, input: PkceParams, redirectTo: string): Promise<boolean> {
-  if (!emailCodeDue(deps, found, "magiclink")) return false;
+  const wait = emailCodeWait(deps, found, "magiclink");
+  if (wait > 0) {
+    refuseInsideWindow(deps, wait);
+    return false;
+  }
   const options = { flow: input, redirectTo, audit: { meta, action: "user_recovery_requested" as const } };
-  return deps.db.transaction(async (tx) => (await sendEmailCodeIfDue(tx, deps, found, "magiclink", options)) !== undefined);
+  const sent = await deps.db.transaction((tx) => sendEmailCodeIfDue(tx, deps, found, "magiclink", options));
+  // Another request sent one in the meantime: inside the window now.
+  if (!sent) refuseInsideWindow(deps, emailCodeWait(deps, (await findUserById(deps.db, deps.tables, found.id)) ?? found, "magiclink"));
+  return sent !== undefined;
 }
 
 async function emailOtp(deps: AuthDeps, meta: RequestMeta, email: string, input: OtpInput, redirectTo: string) {
@@ -71,7 +79,11 @@ export function magicLink(deps: AuthDeps, meta: RequestMeta, input: MagicLinkInp
 
 /** Sends an SMS code to a confirmed phone account; undefined when one went out too recently. */
 async function textCode(deps: AuthDeps, meta: RequestMeta, found: UserRow, phone: string, via: "sms" | "whatsapp") {
-  if (secondsUntil(found.confirmation_sent_at, deps.config.sms.maxFrequencyMs) > 0) return undefined;
+  const wait = secondsUntil(found.confirmation_sent_at, deps.config.sms.maxFrequencyMs);
+  if (wait > 0) {
+    refuseInsideWindow(deps, wait, "sms");
+    return undefined;
+  }
   const request = {
     purpose: "confirmation" as const,
     phone,

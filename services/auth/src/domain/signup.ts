@@ -14,7 +14,7 @@ import { findUserByEmail, findUserById, findUserByPhone, insertUser } from "../d
 import { confirmEmail, confirmPhone } from "./account-changes.js";
 import { audit } from "./audit.js";
 import type { AuthDeps, RequestMeta } from "./context.js";
-import { sendEmailCode } from "./email-codes.js";
+import { refuseInsideWindow, sendEmailCode } from "./email-codes.js";
 import { errors } from "./errors.js";
 import { normalizeEmail, normalizePhone } from "./identifiers.js";
 import { checkNewPassword } from "./passwords.js";
@@ -266,8 +266,13 @@ export async function signupForOtp(deps: AuthDeps, meta: RequestMeta, input: Otp
   return db.transaction(async (tx) => {
     const user = (await findUserById(tx, tables, found.id, { lock: true })) ?? found;
     if (autoconfirm) return provider === "email" ? confirmEmail(tx, deps, user) : confirmPhone(tx, deps, user);
-    // Sent too recently: the earlier confirmation still works; nothing is sent and nothing said.
-    if (secondsUntil(user.confirmation_sent_at, frequency) > 0) return undefined;
+    // Sent too recently: the earlier confirmation still works and nothing is sent; GoTrue's 429,
+    // or nothing said with SECURITY_SILENT_SEND_WINDOW.
+    const wait = secondsUntil(user.confirmation_sent_at, frequency);
+    if (wait > 0) {
+      refuseInsideWindow(deps, wait, provider === "email" ? "email" : "sms");
+      return undefined;
+    }
     await audit(tx, deps, meta, user, "user_confirmation_requested", { provider });
     await requestConfirmation(tx, deps, user, provider, input);
     return undefined;
