@@ -10,7 +10,7 @@
  * - email_change: with secure email change the first of the two codes only records that half
  *   (answered `{msg, code}`); the second, or the only one, applies the new address;
  * - sms: the phone is confirmed; phone_change: the new phone is applied.
- * The answer is a new session (POST, with `type`), or a 303 redirect carrying it in the fragment (GET).
+ * The answer is a new session (POST, with `type`); GET's redirect is verify-redirect.ts.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { Queryable } from "@platform/core";
@@ -29,11 +29,9 @@ import { normalizeEmail, normalizePhone } from "./identifiers.js";
 import { type Notice, sendNotices } from "./notifications.js";
 import { tokenHash } from "./one-time-tokens.js";
 import { testOtpFor } from "./phone-codes.js";
-import { flowMethodOfType, issueAuthCode, PKCE_PREFIX } from "./pkce.js";
 import { type AuthMethod, startSession, type TokenResponse } from "./sessions.js";
 import { providerApproves } from "./sms-readiness.js";
 import { millis } from "./time.js";
-import { encodeValues } from "./url-encoding.js";
 
 export const VERIFY_TYPES = ["signup", "invite", "magiclink", "recovery", "email_change", "email", "sms", "phone_change"] as const;
 type VerifyType = (typeof VERIFY_TYPES)[number];
@@ -83,7 +81,7 @@ function isVerifyType(type: string): type is VerifyType {
 }
 
 /** By token hash (links): the one-time token row names the user. */
-async function checkTokenHash(q: Queryable, deps: AuthDeps, type: string, hash: string): Promise<Checked> {
+export async function checkTokenHash(q: Queryable, deps: AuthDeps, type: string, hash: string): Promise<Checked> {
   const byType: Partial<Record<VerifyType, OneTimeTokenType[]>> = {
     email: ["confirmation_token", "recovery_token"],
     signup: ["confirmation_token"],
@@ -309,13 +307,19 @@ async function applyPhone(q: Queryable, deps: AuthDeps, meta: RequestMeta, user:
 }
 
 /** The amr method of a verified session: `recovery` for a recovery link (so it may set a new password), else `otp`. */
-const methodOf = (type: VerifyType): AuthMethod => (type === "recovery" ? "recovery" : "otp");
+export const methodOf = (type: VerifyType): AuthMethod => (type === "recovery" ? "recovery" : "otp");
 
 /**
  * Applies a checked code: the verified user, or undefined after the first half of a secure email
  * change. The notifications the change calls for are added to `notices`, to be sent once it is committed.
  */
-async function apply(q: Queryable, deps: AuthDeps, meta: RequestMeta, checked: Checked, notices: Notice[]): Promise<UserRow | undefined> {
+export async function apply(
+  q: Queryable,
+  deps: AuthDeps,
+  meta: RequestMeta,
+  checked: Checked,
+  notices: Notice[],
+): Promise<UserRow | undefined> {
   const { type } = checked;
   const before = checked.user;
   let user: UserRow | undefined;
@@ -369,91 +373,4 @@ export async function verifyPost(deps: AuthDeps, meta: RequestMeta, input: Verif
   });
   await sendNotices(deps, notices);
   return result;
-}
-
-/** Status and text of an error as a GET /verify redirect reports it. */
-export const OAUTH_ERRORS: Record<number, string> = {
-  400: "invalid_request",
-  401: "unauthorized_client",
-  403: "access_denied",
-  500: "server_error",
-  503: "temporarily_unavailable",
-};
-
-/** `url` with `values` set in its query (replacing any of the same name), keeping the rest of it. */
-export function withQuery(url: string, values: [string, string][]): string {
-  const [base = "", fragment] = url.split("#", 2);
-  const at = base.indexOf("?");
-  const params = new URLSearchParams(at === -1 ? "" : base.slice(at + 1));
-  for (const [key, value] of values) params.set(key, value);
-  const path = at === -1 ? base : base.slice(0, at);
-  return `${path}?${params.toString()}${fragment === undefined ? "" : `#${fragment}`}`;
-}
-
-/**
- * GoTrue's prepErrorRedirectURL: error, error_code and error_description in the fragment, and in
- * a PKCE flow in the query too (where a server-side callback can read them).
- */
-export function errorRedirect(redirectTo: string, error: AuthError, pkce = false): string {
-  const values: [string, string][] = [];
-  const oauth = OAUTH_ERRORS[error.status];
-  if (oauth) values.push(["error", oauth]);
-  values.push(["error_code", error.code], ["error_description", error.message]);
-  const target = pkce ? withQuery(redirectTo, values) : redirectTo;
-  return `${target.split("#")[0]}#${encodeValues([...values, ["sb", ""]])}`;
-}
-
-type GetOutcome = { kind: "half" } | { kind: "code"; code: string } | { kind: "session"; session: TokenResponse; type: string };
-
-/**
- * GET /verify?token=<hash>&type=...&redirect_to=...: the token is the link's hash. Answers the
- * URL to redirect to (303): the session in the fragment with `type`, or, for a `pkce_` token, the
- * flow's auth code as `?code=` (exchanged at POST /token?grant_type=pkce); errors go in the fragment.
- */
-export async function verifyGet(
-  deps: AuthDeps,
-  meta: RequestMeta,
-  input: { type?: string | undefined; token?: string | undefined },
-  redirectTo: string,
-) {
-  const type = input.type ?? "";
-  if (type === "") throw errors.validation("Verify requires a verification type");
-  if (!input.token) throw errors.validation("Verify requires a token or a token hash");
-  const hash = input.token;
-  const pkce = hash.startsWith(PKCE_PREFIX);
-  const method = pkce ? flowMethodOfType(type) : undefined;
-  if (pkce && !method) throw errors.validation(`unsupported authentication method "${type}"`);
-  const notices: Notice[] = [];
-  try {
-    const outcome = await deps.db.transaction(async (tx): Promise<GetOutcome> => {
-      const checked = await checkTokenHash(tx, deps, type, hash);
-      const user = await apply(tx, deps, meta, checked, notices);
-      if (!user) return { kind: "half" };
-      if (method) return { kind: "code", code: await issueAuthCode(tx, deps, user.id, method) };
-      return { kind: "session", session: await startSession(tx, deps, meta, user, methodOf(checked.type)), type: checked.type };
-    });
-    await sendNotices(deps, notices);
-    if (outcome.kind === "half") {
-      const target = pkce ? withQuery(redirectTo, [["message", SINGLE_CONFIRMATION_ACCEPTED]]) : redirectTo;
-      return `${target.split("#")[0]}#${encodeValues([
-        ["message", SINGLE_CONFIRMATION_ACCEPTED],
-        ["sb", ""],
-      ])}`;
-    }
-    if (outcome.kind === "code") return withQuery(redirectTo, [["code", outcome.code]]);
-    const { session } = outcome;
-    const fragment = encodeValues([
-      ["access_token", session.access_token],
-      ["token_type", session.token_type],
-      ["expires_in", String(session.expires_in)],
-      ["expires_at", String(session.expires_at)],
-      ["refresh_token", session.refresh_token],
-      ["sb", ""],
-      ["type", outcome.type],
-    ]);
-    return `${redirectTo}#${fragment}`;
-  } catch (error) {
-    if (error instanceof AuthError) return errorRedirect(redirectTo, error, pkce);
-    throw error;
-  }
 }

@@ -2,7 +2,8 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { referrer } from "../domain/redirects.js";
 import type { AuthService } from "../domain/service.js";
-import { verifyGet, verifyPost } from "../domain/verify.js";
+import { verifyPost } from "../domain/verify.js";
+import { verifyGet } from "../domain/verify-redirect.js";
 import { verifyBody } from "./admin-schemas.js";
 import { requestMeta } from "./request-meta.js";
 import { field } from "./schemas.js";

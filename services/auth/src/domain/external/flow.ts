@@ -27,10 +27,10 @@ import type { AuthDeps, RequestMeta } from "../context.js";
 import { AuthError, errors } from "../errors.js";
 import { sendNotices } from "../notifications.js";
 import { challengeMethod, checkPkceParams } from "../pkce.js";
+import { fragmentRedirect, OAUTH_ERRORS, sessionRedirect, withQuery } from "../redirect-urls.js";
 import { startSession, type TokenResponse } from "../sessions.js";
 import { millis } from "../time.js";
 import { encodeValues } from "../url-encoding.js";
-import { OAUTH_ERRORS, withQuery } from "../verify.js";
 import { type AccountOutcome, acceptInvite, accountForExternalUser, type ExternalUser } from "./accounts.js";
 import { CATALOG } from "./catalog.js";
 import { linkIdentityToUser } from "./linking.js";
@@ -218,10 +218,7 @@ function errorValues(error: AuthError): [string, string][] {
 }
 
 /** GoTrue's redirectErrors: the error in the query, and again in the fragment with `sb`. */
-function errorRedirect(target: string, error: AuthError): string {
-  const values = errorValues(error);
-  return `${withQuery(target, values).split("#")[0]}#${encodeValues([...values, ["sb", ""]])}`;
-}
+const errorRedirect = (target: string, error: AuthError): string => fragmentRedirect(target, errorValues(error), true);
 
 async function oauth1User(deps: AuthDeps, flow: FlowStateRow, params: URLSearchParams) {
   const { name, config, spec } = provider(deps, flow.provider_type, errors.providerNotSupported);
@@ -354,16 +351,7 @@ async function complete(
   if ("committedError" in outcome) throw outcome.committedError;
   if (linked) await sendNotices(deps, [{ kind: "identity_linked_notification", user: linked, provider: name }]);
   if ("code" in outcome) return withQuery(redirectTo, [["code", outcome.code]]);
-  const { session } = outcome;
-  const values: [string, string][] = [
-    ["access_token", session.access_token],
-    ["expires_at", String(session.expires_at)],
-    ["expires_in", String(session.expires_in)],
-    ["provider_token", tokens.accessToken],
-    ["refresh_token", session.refresh_token],
-    ["token_type", session.token_type],
-    ["sb", ""],
-  ];
-  if (tokens.refreshToken) values.push(["provider_refresh_token", tokens.refreshToken]);
-  return `${redirectTo.split("#")[0]}#${encodeValues(values)}`;
+  const providerTokens: [string, string][] = [["provider_token", tokens.accessToken]];
+  if (tokens.refreshToken) providerTokens.push(["provider_refresh_token", tokens.refreshToken]);
+  return sessionRedirect(redirectTo, outcome.session, providerTokens);
 }
