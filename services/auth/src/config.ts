@@ -10,6 +10,7 @@ import { boolean, ConfigError, collectProblems, custom, type Env, integer, LOG_F
 import { parseJwtKeys, type SigningAlgorithm } from "./config/jwt-keys.js";
 import { readMailDelivery } from "./config/mail.js";
 import { readCaptcha, readMailer, readSms, readSmtp } from "./config/messaging.js";
+import { readMfa } from "./config/mfa.js";
 import { readProviders } from "./config/providers.js";
 import {
   duration,
@@ -221,6 +222,7 @@ export function readAuthConfig(env: Env) {
   const mailer = collect(() => readMailer(env));
   const sms = collect(() => readSms(env));
   const captcha = collect(() => readCaptcha(env, problems));
+  const mfa = collect(() => readMfa(env));
   // Mail delivery (src/mail): the settings GoTrue has beyond config/messaging.ts.
   const mailDelivery = smtp ? collect(() => readMailDelivery(env, smtp, problems)) : undefined;
   if (
@@ -236,6 +238,7 @@ export function readAuthConfig(env: Env) {
     !mailer ||
     !sms ||
     !captcha ||
+    !mfa ||
     !mailDelivery
   ) {
     throw new ConfigError(problems);
@@ -270,6 +273,7 @@ export function readAuthConfig(env: Env) {
     mailer,
     sms,
     captcha,
+    mfa,
     mailDelivery,
   };
 }

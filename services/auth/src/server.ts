@@ -58,10 +58,8 @@ export async function openAuthDatabase(config: AuthConfig["database"], logger: L
   return openDatabase({ url: config.url, dataDir: config.url ? undefined : config.dataDir, maxConnections: poolSize(config.maxPoolSize) });
 }
 
-function warnAboutInactiveSettings(config: AuthConfig, logger: Logger): void {
-  const inactive: string[] = [];
-  if (config.captcha.enabled) inactive.push("SECURITY_CAPTCHA_ENABLED");
-  if (inactive.length > 0) logger.warn({ settings: inactive }, "these settings are validated but not acted on yet");
+/** Settings that start the service but leave part of it refusing requests, said once at start-up. */
+function warnAboutSettings(config: AuthConfig, logger: Logger): void {
   for (const [name, provider] of Object.entries(config.external.providers)) {
     if (provider.missing) {
       logger.warn(
@@ -143,7 +141,7 @@ export async function createAuth(config: AuthConfig, logger: Logger, options: Au
       redis,
       logger,
     });
-    const routeLimits = createRouteLimits(config.rateLimit, { keyPrefix: prefix, redis, logger });
+    const routeLimits = createRouteLimits(config.rateLimit, { keyPrefix: prefix, redis, logger }, config.mfa.rateLimitChallengeAndVerify);
     const app = buildHttpApp(service, {
       logger,
       tokenLimiter,
@@ -152,7 +150,7 @@ export async function createAuth(config: AuthConfig, logger: Logger, options: Au
       telemetry,
       mailCatcher: mail?.mailbox,
     });
-    warnAboutInactiveSettings(config, logger);
+    warnAboutSettings(config, logger);
     const started = telemetry;
     const delivery = mail;
     return {

@@ -9,7 +9,7 @@
  */
 import { createHmac, randomUUID } from "node:crypto";
 import { sql } from "@platform/core";
-import { GoTrueClient, type Provider } from "@supabase/auth-js";
+import type { Provider } from "@supabase/auth-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keycloak } from "../src/domain/external/providers/keycloak.js";
 import { browse, browserClient, fragment, query } from "./support/oauth-providers.js";

@@ -9,7 +9,7 @@
  * whether it confirmed the account (AUTH_MAILER_AUTOCONFIRM=false), and each provider's quirks.
  */
 import { sql } from "@platform/core";
-import { GoTrueClient, type Provider } from "@supabase/auth-js";
+import type { Provider } from "@supabase/auth-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browse, browserClient, fragment, type OidcProvider, query, startOidcProvider } from "./support/oauth-providers.js";
 import {

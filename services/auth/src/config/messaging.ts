@@ -1,7 +1,8 @@
 /**
  * Email, SMS and captcha settings. Mail goes out over SMTP (src/mail), SMS through the chosen
- * provider (src/sms); checking captchas comes in a later increment (see the README). Nothing here
- * is required: a service without SMTP or an SMS provider logs the messages it cannot send.
+ * provider (src/sms), captcha tokens are checked with the chosen provider (src/domain/captcha.ts).
+ * Nothing here is required: a service without SMTP or an SMS provider logs the messages it cannot
+ * send; captcha checking, once enabled, needs its secret.
  */
 import { boolean, ConfigError, custom, type Env, integer, oneOf, readConfig, string } from "@platform/core";
 import { parseTemplate, TemplateError } from "../mail/go-template.js";
@@ -172,15 +173,24 @@ export function readSms(env: Env) {
   return { ...sms, testOtpValidUntil, baseUrls, credentials, missingCredentials };
 }
 
+/** Where each captcha provider verifies a token (supabase/auth internal/security/captcha.go getCaptchaURL). */
+const CAPTCHA_VERIFY_URLS = {
+  hcaptcha: "https://hcaptcha.com/siteverify",
+  turnstile: "https://challenges.cloudflare.com/turnstile/v0/siteverify",
+} as const;
+
 export function readCaptcha(env: Env, problems: string[]) {
   const captcha = readConfig(env, {
     enabled: boolean(names("SECURITY_CAPTCHA_ENABLED"), false),
     provider: oneOf(names("SECURITY_CAPTCHA_PROVIDER"), ["hcaptcha", "turnstile"], "hcaptcha"),
     secret: string(names("SECURITY_CAPTCHA_SECRET")),
-    timeoutMs: custom(names("SECURITY_CAPTCHA_TIMEOUT"), duration(10_000)),
+    // GoTrue: a timeout of 0 means its 10s default (internal/security/captcha.go NewCaptchaVerifier).
+    timeoutMs: custom(names("SECURITY_CAPTCHA_TIMEOUT"), httpTimeout),
+    // Ours, not GoTrue's: the provider's verify endpoint, for tests and self-hosted proxies.
+    verifyUrl: custom(names("SECURITY_CAPTCHA_VERIFY_URL"), optionalUrl),
   });
   if (captcha.enabled && captcha.secret === undefined) {
     problems.push("AUTH_SECURITY_CAPTCHA_SECRET is required when AUTH_SECURITY_CAPTCHA_ENABLED is true");
   }
-  return captcha;
+  return { ...captcha, verifyUrl: captcha.verifyUrl ?? CAPTCHA_VERIFY_URLS[captcha.provider] };
 }

@@ -23,6 +23,16 @@ export async function insertRefreshToken(q: Queryable, t: AuthTables, token: New
   return rows[0] as RefreshTokenRow;
 }
 
+/**
+ * Revokes the session's tokens and issues `issued` with no parent: a session whose assurance level
+ * rose (an MFA verification) gets a token its earlier ones cannot reach, so an aal1 token reused
+ * within the reuse interval does not get the aal2 session back (supabase/auth PR #2284).
+ */
+export async function replaceSessionTokens(q: Queryable, t: AuthTables, userId: string, sessionId: string, issued: string) {
+  await q.query(sql`UPDATE ${t.refreshTokens} SET revoked = true, updated_at = now() WHERE session_id = ${sessionId} AND revoked = false`);
+  await insertRefreshToken(q, t, { token: issued, userId, sessionId, parent: null });
+}
+
 export interface Rotation {
   /** The token presented. */
   presented: string;

@@ -84,6 +84,33 @@ export interface AmrClaimRow {
   timestamp: number;
 }
 
+export type FactorType = "totp" | "phone" | "webauthn";
+
+export interface FactorRow {
+  id: string;
+  user_id: string;
+  friendly_name: string | null;
+  factor_type: FactorType;
+  status: "unverified" | "verified";
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  secret: string | null;
+  phone: string | null;
+  last_challenged_at: Timestamp | null;
+  /** The time step of the last TOTP code accepted (see migration 0005). */
+  last_totp_step: number | string | null;
+}
+
+export interface ChallengeRow {
+  id: string;
+  factor_id: string;
+  created_at: Timestamp;
+  verified_at: Timestamp | null;
+  ip_address: string;
+  /** For phone factors: the hash of the code sent (one-time-tokens.ts tokenHash, keyed by the challenge id). */
+  otp_code: string | null;
+}
+
 export type OneTimeTokenType =
   | "confirmation_token"
   | "reauthentication_token"

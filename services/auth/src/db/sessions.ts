@@ -1,7 +1,7 @@
 /** Queries on sessions and their authentication-method (amr) claims. */
 import { randomUUID } from "node:crypto";
 import { type Queryable, type Sql, sql } from "@platform/core";
-import type { AmrClaimRow, IdentityRow, SessionRow } from "./rows.js";
+import type { AmrClaimRow, FactorRow, IdentityRow, SessionRow } from "./rows.js";
 import type { AuthTables } from "./tables.js";
 
 export interface NewSession {
@@ -49,14 +49,38 @@ export async function recordAmrClaim(q: Queryable, t: AuthTables, sessionId: str
     ON CONFLICT (session_id, authentication_method) DO UPDATE SET updated_at = now()`);
 }
 
-/** What an access token and the session response need besides the user: amr claims and identities. */
-export interface SessionContext {
-  amr: AmrClaimRow[];
-  identities: IdentityRow[];
+/** A session's assurance level and the factor that raised it (GoTrue's UpdateAALAndAssociatedFactor). */
+export async function setSessionAal(q: Queryable, t: AuthTables, id: string, aal: "aal1" | "aal2", factorId: string | null) {
+  await q.query(sql`UPDATE ${t.sessions} SET aal = ${aal}, factor_id = ${factorId}, updated_at = now() WHERE id = ${id}`);
+}
+
+/** GoTrue's InvalidateSessionsWithAALLessThan(aal2): the user's sessions not raised by a factor end. */
+export async function deleteSessionsBelowAal2(q: Queryable, t: AuthTables, userId: string): Promise<void> {
+  await q.query(sql`DELETE FROM ${t.sessions} WHERE user_id = ${userId} AND aal < 'aal2'`);
 }
 
 /**
- * Select-list items `amr_claims` and `identity_rows` (JSON arrays) for the session `sessionId` of
+ * GoTrue's DowngradeSessionsToAAL1: the sessions a removed factor raised lose its amr claim
+ * (`method`) and go back to aal1.
+ */
+export async function downgradeFactorSessions(q: Queryable, t: AuthTables, userId: string, factorId: string, method: string) {
+  await q.query(sql`
+    WITH raised AS (SELECT id FROM ${t.sessions} WHERE user_id = ${userId} AND factor_id = ${factorId}),
+    claims AS (
+      DELETE FROM ${t.amrClaims} WHERE session_id IN (SELECT id FROM raised) AND authentication_method = ${method}
+    )
+    UPDATE ${t.sessions} SET aal = 'aal1', factor_id = NULL, updated_at = now() WHERE id IN (SELECT id FROM raised)`);
+}
+
+/** What an access token and the session response need besides the user: amr claims, identities and factors. */
+export interface SessionContext {
+  amr: AmrClaimRow[];
+  identities: IdentityRow[];
+  factors: FactorRow[];
+}
+
+/**
+ * Select-list items `amr_claims`, `identity_rows` and `factor_rows` (JSON arrays) for the session `sessionId` of
  * the user `userId`, so a statement can return them beside what it changes.
  */
 export function sessionContextColumns(t: AuthTables, userId: Sql, sessionId: Sql): Sql {
@@ -67,15 +91,22 @@ export function sessionContextColumns(t: AuthTables, userId: Sql, sessionId: Sql
       ) ORDER BY claim.updated_at DESC, claim.authentication_method), '[]'::json)
       FROM ${t.amrClaims} claim WHERE claim.session_id = ${sessionId}) AS amr_claims,
     (SELECT coalesce(json_agg(identity ORDER BY identity.created_at, identity.id), '[]'::json)
-      FROM ${t.identities} identity WHERE identity.user_id = ${userId}) AS identity_rows`;
+      FROM ${t.identities} identity WHERE identity.user_id = ${userId}) AS identity_rows,
+    (SELECT coalesce(json_agg(factor ORDER BY factor.created_at, factor.id), '[]'::json)
+      FROM ${t.factors} factor WHERE factor.user_id = ${userId}) AS factor_rows`;
 }
 
 export interface SessionContextColumns {
   amr_claims: AmrClaimRow[];
   identity_rows: IdentityRow[];
+  factor_rows: FactorRow[];
 }
 
-export const sessionContextOf = (row: SessionContextColumns): SessionContext => ({ amr: row.amr_claims, identities: row.identity_rows });
+export const sessionContextOf = (row: SessionContextColumns): SessionContext => ({
+  amr: row.amr_claims,
+  identities: row.identity_rows,
+  factors: row.factor_rows,
+});
 
 export async function sessionContext(q: Queryable, t: AuthTables, userId: string, sessionId: string): Promise<SessionContext> {
   const { rows } = await q.query<SessionContextColumns>(

@@ -17,6 +17,8 @@ export interface AuthTables {
   oneTimeTokens: Table;
   flowStates: Table;
   oauthClientStates: Table;
+  factors: Table;
+  challenges: Table;
   auditLog: Table;
   signingKeys: Table;
   migrations: Table;
@@ -34,6 +36,8 @@ export function authTables(schema: string = DEFAULT_SCHEMA): AuthTables {
     sessions: table("sessions"),
     refreshTokens: table("refresh_tokens"),
     amrClaims: table("mfa_amr_claims"),
+    factors: table("mfa_factors"),
+    challenges: table("mfa_challenges"),
     oneTimeTokens: table("one_time_tokens"),
     flowStates: table("flow_state"),
     oauthClientStates: table("oauth_client_states"),

@@ -24,7 +24,7 @@ import { DurationError, parseGoDuration } from "./go-duration.js";
 import { checkFitsColumn, isUuid, normalizeEmail, normalizePhone } from "./identifiers.js";
 import { checkImportedHash } from "./password-hashes.js";
 import { checkNewPassword, MAX_PASSWORD_BYTES } from "./passwords.js";
-import { type UserJson, userJson } from "./user-json.js";
+import { loadUserJson, type UserJson, userJson } from "./user-json.js";
 import { mergeMetadata } from "./user-update.js";
 
 export interface AdminUserInput {
@@ -128,7 +128,7 @@ export async function loadUser(q: Queryable, deps: AuthDeps, id: string, options
 
 export async function getUserById(deps: AuthDeps, id: string): Promise<UserJson> {
   const user = await loadUser(deps.db, deps, id);
-  return userJson(user, await identitiesOfUser(deps.db, deps.tables, user.id));
+  return loadUserJson(deps.db, deps.tables, user);
 }
 
 /** `undefined` for no change, 0 to lift a ban, otherwise milliseconds from now. */
@@ -217,7 +217,7 @@ export async function createUserAsAdmin(deps: AuthDeps, meta: RequestMeta, admin
       if (input.emailConfirm) user = await confirmEmail(tx, deps, user);
       if (input.phoneConfirm) user = await confirmPhone(tx, deps, user);
       if (ban !== undefined) user = await updateUser(tx, tables, id, { banned_until: bannedUntil(ban) });
-      return userJson(user, await identitiesOfUser(tx, tables, id));
+      return loadUserJson(tx, tables, user);
     });
   }
 }
@@ -311,7 +311,7 @@ export async function updateUserAsAdmin(
       user_email: user.email ?? "",
       user_phone: user.phone ?? "",
     });
-    return userJson(user, await identitiesOfUser(tx, tables, id));
+    return loadUserJson(tx, tables, user);
   });
 }
 

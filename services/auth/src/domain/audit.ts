@@ -21,6 +21,12 @@ const LOG_TYPES = {
   identity_linked: "user",
   invite_accepted: "team",
   identity_unlinked: "user",
+  factor_in_progress: "factor",
+  factor_unenrolled: "factor",
+  challenge_created: "factor",
+  verification_attempted: "factor",
+  factor_deleted: "factor",
+  factor_updated: "factor",
 } as const;
 
 export type AuditAction = keyof typeof LOG_TYPES;

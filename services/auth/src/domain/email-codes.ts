@@ -86,11 +86,6 @@ export function refuseInsideWindow(deps: AuthDeps, seconds: number, channel: "em
   throw channel === "email" ? errors.emailSendTooSoon(Math.max(1, seconds)) : errors.smsSendTooSoon(Math.max(1, seconds));
 }
 
-/** Whether a code of `purpose` may be mailed to the user now (the last one is older than its frequency). */
-export function emailCodeDue(deps: AuthDeps, user: UserRow, purpose: Purpose): boolean {
-  return secondsUntil(user[CODES[purpose].sentAt], emailFrequencyMs(deps, purpose)) === 0;
-}
-
 function codeRequest(deps: AuthDeps, user: UserRow, purpose: Purpose, options: EmailCodeOptions): CodeRequest {
   const { type, sentAt, patch } = CODES[purpose];
   return {

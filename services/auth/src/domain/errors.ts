@@ -113,6 +113,14 @@ export const errors = {
   /** GoTrue (internal/api/phone.go) when SMS_TEMPLATE cannot be rendered with the code. */
   smsTemplateFailed: () => make(500, "unexpected_failure", "error generating sms template"),
 
+  // Captcha (supabase/auth internal/api/middleware.go verifyCaptcha).
+  captchaTokenMissing: () => make(400, "captcha_failed", "captcha protection: request disallowed (no captcha_token found)"),
+  captchaRefused: (errorCodes: readonly string[]) =>
+    make(400, "captcha_failed", `captcha protection: request disallowed (${errorCodes.join(", ")})`),
+  /** The provider could not be asked or did not answer; `cause` is logged with the request id, never answered. */
+  captchaVerificationFailed: (cause: unknown) =>
+    new AuthError(500, "unexpected_failure", "captcha verification process failed", undefined, { cause }),
+
   // Admin API, links and /verify.
   notAdmin: () => make(403, "not_admin", "User not allowed"),
   userIdNotUuid: () => make(404, "validation_failed", "user_id must be an UUID"),
@@ -206,4 +214,34 @@ export const errors = {
   idTokenProviderDisabled: (issuer: string) => make(400, "provider_disabled", `Provider (issuer "${issuer}") is not enabled`),
   emailConflictIdentityNotDeletable: () =>
     make(422, "email_conflict_identity_not_deletable", "Unable to unlink identity due to email conflict"),
+
+  // Multi-factor authentication (supabase/auth internal/api/mfa.go, admin.go, user.go, middleware.go).
+  anonymousNotAllowed: () => make(403, "no_authorization", "Anonymous user not allowed to perform these actions"),
+  factorIdNotUuid: () => make(404, "validation_failed", "factor_id must be an UUID"),
+  factorNotFound: () => make(404, "mfa_factor_not_found", "Factor not found"),
+  factorTypeInvalid: () => make(400, "validation_failed", "factor_type needs to be totp, phone, or webauthn"),
+  mfaEnrollDisabled: (type: "TOTP" | "Phone" | "WebAuthn") =>
+    make(422, `mfa_${type.toLowerCase()}_enroll_not_enabled`, `MFA enroll is disabled for ${type}`),
+  mfaVerifyDisabled: (type: "TOTP" | "Phone" | "WebAuthn") =>
+    make(422, `mfa_${type.toLowerCase()}_verify_not_enabled`, `MFA verification is disabled for ${type}`),
+  factorNameConflict: (name: string) =>
+    make(422, "mfa_factor_name_conflict", `A factor with the friendly name ${JSON.stringify(name)} for this user already exists`),
+  tooManyFactors: () => make(422, "too_many_enrolled_mfa_factors", "Maximum number of verified factors reached, unenroll to continue"),
+  enrollNeedsAal2: () => make(403, "insufficient_aal", "AAL2 required to enroll a new factor"),
+  unenrollNeedsAal2: () => make(422, "insufficient_aal", "AAL2 required to unenroll verified factor"),
+  userUpdateNeedsAal2: () => make(401, "insufficient_aal", "AAL2 session is required to update email or password when MFA is enabled."),
+  factorPhoneRequired: () => make(400, "validation_failed", "Phone number required to enroll Phone factor"),
+  verifiedPhoneFactorExists: () =>
+    make(422, "mfa_verified_factor_exists", "A verified phone factor already exists, unenroll the existing factor to continue"),
+  phoneFactorExists: () => make(422, "validation_failed", "The user has another factor with this phone number"),
+  /** TOTP needs an account name for its key URI (GoTrue answers 500 "Error generating QR Code" without an email). */
+  totpNeedsAccountName: () => make(422, "validation_failed", "Enrolling a TOTP factor requires an email address or a phone number"),
+  challengeNotFound: () => make(422, "mfa_factor_not_found", "MFA factor with the provided challenge ID not found"),
+  challengeIpMismatch: () => make(422, "mfa_ip_address_mismatch", "Challenge and verify IP addresses mismatch."),
+  challengeExpired: (id: string) =>
+    make(422, "mfa_challenge_expired", `MFA challenge ${id} has expired, verify against another challenge or create a new challenge.`),
+  challengeIdInvalid: () => make(400, "validation_failed", "challenge_id must be an UUID"),
+  codeRequired: () => make(400, "validation_failed", "Code needs to be non-empty"),
+  totpCodeInvalid: () => make(422, "mfa_verification_failed", "Invalid TOTP code entered"),
+  phoneCodeInvalid: () => make(422, "mfa_verification_failed", "Invalid MFA Phone code entered"),
 };

@@ -7,7 +7,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Queryable } from "@platform/core";
-import { identitiesOfUser, insertIdentity } from "../db/identities.js";
+import { insertIdentity } from "../db/identities.js";
 import { saveOneTimeToken } from "../db/one-time-tokens.js";
 import type { OneTimeTokenType, UserRow } from "../db/rows.js";
 import { findUserByEmailInAudience } from "../db/user-directory.js";
@@ -24,7 +24,7 @@ import { generateOtp, tokenHash } from "./one-time-tokens.js";
 import { checkNewPassword } from "./passwords.js";
 import { isRedirectUrlValid, referrer } from "./redirects.js";
 import { verificationLink } from "./url-encoding.js";
-import { type UserJson, userJson } from "./user-json.js";
+import { loadUserJson, type UserJson } from "./user-json.js";
 import { mergeMetadata } from "./user-update.js";
 
 export const LINK_TYPES = ["signup", "invite", "magiclink", "recovery", "email_change_current", "email_change_new"] as const;
@@ -212,7 +212,7 @@ export async function generateLink(
             ? paths.emailChange
             : paths.recovery;
     return {
-      ...userJson(current, await identitiesOfUser(tx, tables, current.id)),
+      ...(await loadUserJson(tx, tables, current)),
       action_link: actionLink(deps, path, hashed, linkType, redirectTo),
       email_otp: otp,
       hashed_token: hashed,
@@ -252,6 +252,6 @@ export async function inviteUser(
       email,
       data: user.raw_user_meta_data ?? {},
     });
-    return userJson(user, await identitiesOfUser(tx, tables, user.id));
+    return loadUserJson(tx, tables, user);
   });
 }

@@ -18,6 +18,7 @@ export type MessageKind =
   | "invite"
   | "recovery"
   | "magiclink"
+  | "mfa_challenge"
   | NotificationKind;
 
 /** Mails that tell the user something happened (each behind its MAILER_NOTIFICATIONS_*_ENABLED switch). */
@@ -26,7 +27,9 @@ export type NotificationKind =
   | "email_changed_notification"
   | "phone_changed_notification"
   | "identity_linked_notification"
-  | "identity_unlinked_notification";
+  | "identity_unlinked_notification"
+  | "mfa_factor_enrolled_notification"
+  | "mfa_factor_unenrolled_notification";
 
 export interface OutgoingMessage {
   kind: MessageKind;
@@ -51,6 +54,10 @@ export interface OutgoingMessage {
   phone?: string | undefined;
   oldPhone?: string | undefined;
   provider?: string | undefined;
+  /** For SMS: the text's template when it is not SMS_TEMPLATE (MFA codes use MFA_PHONE_TEMPLATE). */
+  template?: string | undefined;
+  /** Notifications of MFA factors: the factor's type (`{{ .FactorType }}`). */
+  factorType?: string | undefined;
   /** For SMS: the channel the request asked for (`channel` of /otp and /signup); WhatsApp only through Twilio. */
   via?: "sms" | "whatsapp" | undefined;
 }
@@ -85,8 +92,8 @@ export function undeliveredMessenger(logger: Logger): Messenger {
   };
 }
 
-/** What GoTrue answers when a mail of this kind cannot be sent (internal/api/mail.go); a phone change goes only by SMS. */
-const EMAIL_FAILURE_MESSAGES: Record<Exclude<MessageKind, "phone_change">, string> = {
+/** What GoTrue answers when a mail of this kind cannot be sent (internal/api/mail.go); phone changes and MFA codes go only by SMS. */
+const EMAIL_FAILURE_MESSAGES: Record<Exclude<MessageKind, "phone_change" | "mfa_challenge">, string> = {
   confirmation: "Error sending confirmation email",
   invite: "Error sending invite email",
   email_change_new: "Error sending email change email",
@@ -99,6 +106,8 @@ const EMAIL_FAILURE_MESSAGES: Record<Exclude<MessageKind, "phone_change">, strin
   phone_changed_notification: "Error sending phone changed notification email",
   identity_linked_notification: "Error sending identity linked notification email",
   identity_unlinked_notification: "Error sending identity unlinked notification email",
+  mfa_factor_enrolled_notification: "Error sending MFA factor enrolled notification email",
+  mfa_factor_unenrolled_notification: "Error sending MFA factor unenrolled notification email",
 };
 
 /** What an SMS failure reports as its cause when it is not a provider's own answer (a bug, an unexpected throw). */
@@ -123,11 +132,14 @@ export function reportingFailures(inner: Messenger, logger: Logger): Messenger {
         if (message.channel === "sms") {
           const provider = error instanceof SmsProviderError ? error : undefined;
           logger.error({ ...fields, ...provider?.details, err: provider ? provider.message : error }, "SMS delivery failed");
-          throw errors.smsSendFailed(message.kind, provider?.reason ?? UNEXPECTED_SMS_FAILURE);
+          const otpType = message.kind === "mfa_challenge" ? "mfa" : message.kind;
+          throw errors.smsSendFailed(otpType, provider?.reason ?? UNEXPECTED_SMS_FAILURE);
         }
         logger.error({ ...fields, err: error }, "message delivery failed");
         throw errors.messageNotSent(
-          message.kind === "phone_change" ? "Error sending phone change email" : EMAIL_FAILURE_MESSAGES[message.kind],
+          message.kind === "phone_change" || message.kind === "mfa_challenge"
+            ? `Error sending ${message.kind === "phone_change" ? "phone change" : "MFA code"} email`
+            : EMAIL_FAILURE_MESSAGES[message.kind],
         );
       }
     },

@@ -6,10 +6,10 @@
  * - phone changed (a phone change verified);
  * - identity linked (a phone change that gave the user a phone identity, or a provider identity
  *   linked by hand);
- * - identity unlinked (DELETE /user/identities/{id}).
+ * - identity unlinked (DELETE /user/identities/{id});
+ * - MFA factor enrolled (its first verification) and unenrolled.
  * They are sent once the change is committed; a notification that cannot be sent is logged and
- * does not undo the change, as in GoTrue. (MFA factors, the other switches, are not features of
- * this service yet.)
+ * does not undo the change, as in GoTrue.
  */
 import type { UserRow } from "../db/rows.js";
 import type { AuthDeps } from "./context.js";
@@ -21,6 +21,7 @@ export interface Notice {
   oldEmail?: string | undefined;
   oldPhone?: string | undefined;
   provider?: string | undefined;
+  factorType?: string | undefined;
 }
 
 const SWITCHES: Record<NotificationKind, string> = {
@@ -29,6 +30,8 @@ const SWITCHES: Record<NotificationKind, string> = {
   phone_changed_notification: "PHONE_CHANGED",
   identity_linked_notification: "IDENTITY_LINKED",
   identity_unlinked_notification: "IDENTITY_UNLINKED",
+  mfa_factor_enrolled_notification: "MFA_FACTOR_ENROLLED",
+  mfa_factor_unenrolled_notification: "MFA_FACTOR_UNENROLLED",
 };
 
 export const notificationEnabled = (deps: AuthDeps, kind: NotificationKind): boolean =>
@@ -56,6 +59,7 @@ export async function sendNotices(deps: AuthDeps, notices: readonly Notice[]): P
         phone: user.phone ?? "",
         oldPhone: notice.oldPhone,
         provider: notice.provider,
+        factorType: notice.factorType,
         data: user.raw_user_meta_data ?? {},
       });
     } catch (error) {

@@ -68,8 +68,8 @@ export function rotateRefreshToken(
 }
 
 function rotatedResponse(deps: AuthDeps, row: RotatedRow, issued: string): Promise<TokenResponse> {
-  const { rotated_session_id: sessionId, amr_claims, identity_rows, ...user } = row;
-  return tokenResponse(deps, user, sessionId, sessionContextOf({ amr_claims, identity_rows }), issued);
+  const { rotated_session_id: sessionId, amr_claims, identity_rows, factor_rows, ...user } = row;
+  return tokenResponse(deps, user, sessionId, sessionContextOf({ amr_claims, identity_rows, factor_rows }), issued);
 }
 
 /** Why the one-statement rotation changed nothing, under the session's lock. */

@@ -2,17 +2,17 @@
  * POST /resend (GoTrue's internal/api/resend.go): sends a pending code again, for a sign-up
  * (`signup` by email, `sms` by phone) or a contact change (`email_change`, `phone_change`).
  * `{}` when there is nothing to resend: no such account, or nothing pending of that type; an
- * SMS answers its `message_id`. As for /recover, the answer does not reveal whether an account
- * exists: a code asked for again before its frequency allows is not sent and `{}` answered
- * (GoTrue answers 429, which only an existing account can get), and every answer takes the same
- * time (uniform-timing.ts).
+ * SMS answers its `message_id`. A code asked for again before its frequency allows answers
+ * GoTrue's 429 over_email_send_rate_limit / over_sms_send_rate_limit (or, with
+ * SECURITY_SILENT_SEND_WINDOW, `{}` without sending, which does not tell a pending account
+ * apart). Every answer takes the same time (uniform-timing.ts).
  */
 import type { UserRow } from "../db/rows.js";
 import { findUserByEmailInAudience, findUserByPhoneInAudience } from "../db/user-directory.js";
 import { findUserById } from "../db/users.js";
 import { emailChangeFrequencyMs, sendEmailChange } from "./contact-change.js";
 import type { AuthDeps, RequestMeta } from "./context.js";
-import { emailCodeDue, sendEmailCode } from "./email-codes.js";
+import { emailCodeWait, refuseInsideWindow, sendEmailCode } from "./email-codes.js";
 import { errors } from "./errors.js";
 import { normalizeEmail, normalizePhone } from "./identifiers.js";
 import type { OtpAnswer } from "./otp.js";
@@ -48,19 +48,32 @@ function validate(deps: AuthDeps, input: ResendInput): { type: ResendType; email
   throw errors.validation("Missing email address or phone number");
 }
 
-/** Whether `user` has something of `type` pending that may be sent again now. */
-function due(deps: AuthDeps, user: UserRow, type: ResendType): boolean {
+/**
+ * Whether `user` has something of `type` pending and, if so, how many seconds before it may be
+ * sent again (0: now).
+ */
+function pending(deps: AuthDeps, user: UserRow, type: ResendType): { wait: number } | undefined {
   const sms = deps.config.sms.maxFrequencyMs;
   switch (type) {
     case "signup":
-      return !user.email_confirmed_at && emailCodeDue(deps, user, "confirmation");
+      return user.email_confirmed_at ? undefined : { wait: emailCodeWait(deps, user, "confirmation") };
     case "sms":
-      return !user.phone_confirmed_at && secondsUntil(user.confirmation_sent_at, sms) === 0;
+      return user.phone_confirmed_at ? undefined : { wait: secondsUntil(user.confirmation_sent_at, sms) };
     case "email_change":
-      return (user.email_change ?? "") !== "" && secondsUntil(user.email_change_sent_at, emailChangeFrequencyMs(deps)) === 0;
+      return (user.email_change ?? "") === "" ? undefined : { wait: secondsUntil(user.email_change_sent_at, emailChangeFrequencyMs(deps)) };
     case "phone_change":
-      return (user.phone_change ?? "") !== "" && secondsUntil(user.phone_change_sent_at, sms) === 0;
+      return (user.phone_change ?? "") === "" ? undefined : { wait: secondsUntil(user.phone_change_sent_at, sms) };
   }
+}
+
+const CHANNELS: Record<ResendType, "email" | "sms"> = { signup: "email", email_change: "email", sms: "sms", phone_change: "sms" };
+
+/** Nothing pending: false; pending inside the send window: GoTrue's 429 (refuseInsideWindow); else true. */
+function due(deps: AuthDeps, user: UserRow, type: ResendType): boolean {
+  const found = pending(deps, user, type);
+  if (!found) return false;
+  if (found.wait > 0) refuseInsideWindow(deps, found.wait, CHANNELS[type]);
+  return found.wait === 0;
 }
 
 async function send(deps: AuthDeps, meta: RequestMeta, user: UserRow, type: ResendType, input: ResendInput, redirectTo: string) {

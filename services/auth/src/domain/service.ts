@@ -6,7 +6,6 @@
 import type { Meter } from "@opentelemetry/api";
 import type { Database, Logger } from "@platform/core";
 import type { AuthConfig } from "../config.js";
-import { identitiesOfUser } from "../db/identities.js";
 import { authTables } from "../db/tables.js";
 import { signInAnonymously } from "./anonymous.js";
 import type { AuthDeps, RequestMeta } from "./context.js";
@@ -33,7 +32,7 @@ import { health, settings } from "./settings.js";
 import { type SignupInput, type SignupResult, signup } from "./signup.js";
 import { refusingUnconfiguredSms } from "./sms-readiness.js";
 import { UniformTiming } from "./uniform-timing.js";
-import { type UserJson, userJson } from "./user-json.js";
+import { loadUserJson, type UserJson } from "./user-json.js";
 import { type UserUpdateInput, updateCurrentUser } from "./user-update.js";
 
 export interface AuthServiceOptions {
@@ -142,7 +141,7 @@ export class AuthService {
 
   async getUser(meta: RequestMeta, authorization: string | undefined): Promise<UserJson> {
     const { user } = await this.authenticate(meta, authorization);
-    return userJson(user, await identitiesOfUser(this.deps.db, this.deps.tables, user.id));
+    return loadUserJson(this.deps.db, this.deps.tables, user);
   }
 
   async updateUser(meta: RequestMeta, authorization: string | undefined, input: UserUpdateInput): Promise<UserJson> {

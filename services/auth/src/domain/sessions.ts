@@ -13,7 +13,25 @@ import type { AuthDeps, RequestMeta } from "./context.js";
 import { userJson } from "./user-json.js";
 
 /** How a session was established (the `amr` methods). */
-export type AuthMethod = "password" | "anonymous" | "otp" | "recovery" | "invite" | "magiclink" | "email/signup" | "email_change" | "oauth";
+export type AuthMethod =
+  | "password"
+  | "anonymous"
+  | "otp"
+  | "recovery"
+  | "invite"
+  | "magiclink"
+  | "email/signup"
+  | "email_change"
+  | "oauth"
+  | SecondFactorMethod;
+
+/** The methods of a second factor: a session holding one of them is aal2 (GoTrue's AMRClaim.IsAAL2Claim). */
+export type SecondFactorMethod = "totp" | "mfa/phone";
+const SECOND_FACTOR_METHODS: readonly string[] = ["totp", "mfa/phone", "mfa/webauthn"];
+
+/** GoTrue's Session.CalculateAALAndAMR: aal2 when any amr claim is a second factor. */
+export const assuranceLevel = (amr: readonly AmrClaimRow[]): "aal1" | "aal2" =>
+  amr.some((claim) => SECOND_FACTOR_METHODS.includes(claim.authentication_method)) ? "aal2" : "aal1";
 
 export interface TokenResponse {
   access_token: string;
@@ -49,7 +67,7 @@ export async function accessToken(deps: AuthDeps, user: UserRow, sessionId: stri
     app_metadata: user.raw_app_meta_data ?? {},
     user_metadata: user.raw_user_meta_data ?? {},
     role: user.role ?? "",
-    aal: "aal1",
+    aal: assuranceLevel(amr),
     amr: amr.map((claim) => ({ method: claim.authentication_method, timestamp: claim.timestamp })),
     session_id: sessionId,
     is_anonymous: user.is_anonymous,
@@ -59,7 +77,7 @@ export async function accessToken(deps: AuthDeps, user: UserRow, sessionId: stri
 
 /** The response for a session: a fresh access token next to the given refresh token. */
 export async function tokenResponse(deps: AuthDeps, user: UserRow, sessionId: string, context: SessionContext, refreshToken: string) {
-  const { amr, identities } = context;
+  const { amr, identities, factors } = context;
   const { token, exp } = await accessToken(deps, user, sessionId, amr);
   const response: TokenResponse = {
     access_token: token,
@@ -67,7 +85,7 @@ export async function tokenResponse(deps: AuthDeps, user: UserRow, sessionId: st
     expires_in: deps.config.jwt.exp,
     expires_at: exp,
     refresh_token: refreshToken,
-    user: userJson(user, identities),
+    user: userJson(user, identities, factors),
   };
   return response;
 }

@@ -1,10 +1,11 @@
 /**
  * PUT /user: user_metadata (`data`, merged; a null value removes a key), app_metadata (admins
  * only), password, and email / phone changes (see contact-change.ts). A password change ends
- * every other session of the user and discards pending one-time codes.
+ * every other session of the user and discards pending one-time codes. Once the user has a verified
+ * MFA factor, password, email and phone changes need an aal2 session.
  */
 import type { Queryable } from "@platform/core";
-import { identitiesOfUser } from "../db/identities.js";
+import { hasVerifiedFactor } from "../db/factors.js";
 import { deleteOneTimeTokens } from "../db/one-time-tokens.js";
 import type { Json, UserRow } from "../db/rows.js";
 import { deleteSessions } from "../db/sessions.js";
@@ -21,7 +22,7 @@ import { checkPkceParams } from "./pkce.js";
 import { consumeNonce } from "./reauthentication.js";
 import { smsChannel } from "./sms-readiness.js";
 import { millis } from "./time.js";
-import { type UserJson, userJson } from "./user-json.js";
+import { loadUserJson, type UserJson } from "./user-json.js";
 
 export interface UserUpdateInput {
   email?: string | undefined;
@@ -111,9 +112,17 @@ export async function updateCurrentUser(deps: AuthDeps, meta: RequestMeta, auth:
   const via = phone ? smsChannel(deps.config.sms, input.channel) : "sms";
   checkPkceParams(input);
   if (input.appMetadata !== undefined && !isAdminUser(deps, user)) throw errors.appMetadataNotAllowed();
-  if (user.is_anonymous && input.password && !email && !phone) throw errors.anonymousPasswordWithoutIdentifier();
   const newEmail = email !== undefined && email !== (user.email ?? "") ? email : undefined;
   const newPhone = phone !== undefined && phone !== (user.phone ?? "") ? phone : undefined;
+  // GoTrue: with a verified factor, changing the password, email or phone needs an aal2 session.
+  if (
+    (input.password || newEmail || newPhone) &&
+    auth.session?.aal !== "aal2" &&
+    (await hasVerifiedFactor(deps.db, deps.tables, user.id))
+  ) {
+    throw errors.userUpdateNeedsAal2();
+  }
+  if (user.is_anonymous && input.password && !email && !phone) throw errors.anonymousPasswordWithoutIdentifier();
   if (newEmail && (await emailTaken(deps.db, deps.tables, newEmail, user.id))) throw errors.emailExists();
   if (newPhone && (await phoneTaken(deps.db, deps.tables, newPhone, user.id))) throw errors.phoneExists();
   const passwordHash = input.password !== undefined ? await preparePassword(deps, auth, input, input.password) : undefined;
@@ -133,7 +142,7 @@ export async function updateCurrentUser(deps: AuthDeps, meta: RequestMeta, auth:
     if (newEmail) current = await changeEmail(tx, deps, current, newEmail, input);
     if (newPhone) current = await changePhone(tx, deps, current, newPhone, via);
     await audit(tx, deps, meta, current, "user_modified");
-    return { row: current, json: userJson(current, await identitiesOfUser(tx, deps.tables, user.id)) };
+    return { row: current, json: await loadUserJson(tx, deps.tables, current) };
   });
   if (passwordHash !== undefined) await sendNotices(deps, [{ kind: "password_changed_notification", user: updated.row }]);
   return updated.json;

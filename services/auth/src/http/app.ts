@@ -9,10 +9,12 @@ import type { AuthService } from "../domain/service.js";
 import type { Mailbox } from "../mail/delivery.js";
 import { registerAdminRoutes } from "./admin-routes.js";
 import { registerJsonBodies } from "./body.js";
+import { registerCaptcha } from "./captcha.js";
 import { registerCors } from "./cors.js";
 import { registerDisabledRoutes } from "./disabled-routes.js";
 import { API_VERSION_HEADER, MAX_BODY_BYTES, mapFrameworkError, renderError, renderInternal, requestedApiVersion } from "./errors.js";
 import { registerExternalRoutes } from "./external-routes.js";
+import { registerFactorRoutes } from "./factor-routes.js";
 import { registerMailCatcherRoutes } from "./mail-catcher-routes.js";
 import type { Limiter } from "./rate-limit.js";
 import { type RouteLimits, registerRouteLimits } from "./route-limits.js";
@@ -73,8 +75,10 @@ export function buildHttpApp(service: AuthService, options: HttpOptions): Fastif
     }
   });
   registerRouteLimits(app, service.config, options.routeLimits);
+  registerCaptcha(app, service);
   registerRoutes(app, service, options.tokenLimiter);
   registerAdminRoutes(app, service);
+  registerFactorRoutes(app, service);
   registerVerifyRoutes(app, service);
   registerExternalRoutes(app, service);
   registerDisabledRoutes(app, service);

@@ -4,7 +4,9 @@
  * Pf-Forwarded-For; a request without one is not limited, as in GoTrue):
  * - RATE_LIMIT_VERIFY (30): GET and POST /verify, one bucket for both methods;
  * - RATE_LIMIT_OTP (30): POST /otp, /magiclink, /recover, /resend and /signup (not anonymous
- *   sign-ups) and PUT /user, a bucket of its own for each route.
+ *   sign-ups) and PUT /user, a bucket of its own for each route;
+ * - MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY (15 per minute): POST /factors/{id}/challenge and
+ *   /factors/{id}/verify, a bucket each.
  * Each is a bucket of 30 requests per key that earns N back per five minutes (rate-limit.ts). A
  * refused request answers 429 over_request_rate_limit.
  *
@@ -47,12 +49,15 @@ const notAnonymous = (request: FastifyRequest) => {
 export function createRouteLimits(
   limits: AuthConfig["rateLimit"],
   options: { keyPrefix: string; redis?: Redis | undefined; logger: Pick<Logger, "warn"> },
+  mfaPerMinute = 15,
 ): RouteLimits {
   const limiter = (name: string, perFiveMinutes: number) =>
     createRequestLimiter(requestBucket(perFiveMinutes), { ...options, keyPrefix: `${options.keyPrefix}:${name}` });
   const verify = limiter("verify", limits.verify);
   const otp = (name: string) => limiter(`otp:${name}`, limits.otp);
   return new Map<string, RouteLimit>([
+    ["POST /factors/:factor_id/challenge", { limiter: limiter("mfa:challenge", mfaPerMinute * 5), stage: "onRequest" }],
+    ["POST /factors/:factor_id/verify", { limiter: limiter("mfa:verify", mfaPerMinute * 5), stage: "onRequest" }],
     ["GET /verify", { limiter: verify, stage: "onRequest" }],
     ["POST /verify", { limiter: verify, stage: "onRequest" }],
     ["POST /otp", { limiter: otp("otp"), stage: "onRequest" }],

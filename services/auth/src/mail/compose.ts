@@ -1,6 +1,7 @@
 /**
  * Subject and body of each email kind, with GoTrue's template variables (SiteURL, Email,
- * NewEmail, Token, TokenHash, Data, RedirectTo, SendingTo and, for linked mails,
+ * NewEmail, Token, TokenHash, Data, RedirectTo, SendingTo, the notifications' OldEmail, Phone,
+ * OldPhone, Provider and FactorType and, for linked mails,
  * ConfirmationURL = API_EXTERNAL_URL + MAILER_URLPATHS_<kind> + ?token=&type=&redirect_to=).
  */
 import type { Logger } from "@platform/core";
@@ -36,6 +37,8 @@ const KINDS: Partial<Record<MessageKind, KindSpec>> = {
   phone_changed_notification: { template: "PHONE_CHANGED_NOTIFICATION" },
   identity_linked_notification: { template: "IDENTITY_LINKED_NOTIFICATION" },
   identity_unlinked_notification: { template: "IDENTITY_UNLINKED_NOTIFICATION" },
+  mfa_factor_enrolled_notification: { template: "MFA_FACTOR_ENROLLED_NOTIFICATION" },
+  mfa_factor_unenrolled_notification: { template: "MFA_FACTOR_UNENROLLED_NOTIFICATION" },
 };
 
 export class MailComposer {
@@ -85,6 +88,7 @@ export class MailComposer {
       Phone: message.phone ?? "",
       OldPhone: message.oldPhone ?? "",
       Provider: message.provider ?? "",
+      FactorType: message.factorType ?? "",
     };
     if (spec.link) {
       const path = config.mailer.urlPaths[spec.link.path];

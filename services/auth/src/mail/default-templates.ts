@@ -15,7 +15,9 @@ export type MailTemplateKey =
   | "EMAIL_CHANGED_NOTIFICATION"
   | "PHONE_CHANGED_NOTIFICATION"
   | "IDENTITY_LINKED_NOTIFICATION"
-  | "IDENTITY_UNLINKED_NOTIFICATION";
+  | "IDENTITY_UNLINKED_NOTIFICATION"
+  | "MFA_FACTOR_ENROLLED_NOTIFICATION"
+  | "MFA_FACTOR_UNENROLLED_NOTIFICATION";
 
 const notWithYou = "<p>If you did not make this change, reset your password and contact us at once.</p>";
 
@@ -95,6 +97,16 @@ ${notWithYou}`,
   IDENTITY_UNLINKED_NOTIFICATION: layout(
     "A sign-in method was removed",
     `<p>The account {{ .Email }} can no longer sign in with {{ .Provider }}.</p>
+${notWithYou}`,
+  ),
+  MFA_FACTOR_ENROLLED_NOTIFICATION: layout(
+    "A second factor was added",
+    `<p>The account {{ .Email }} now asks for a {{ .FactorType }} code as its second factor.</p>
+${notWithYou}`,
+  ),
+  MFA_FACTOR_UNENROLLED_NOTIFICATION: layout(
+    "A second factor was removed",
+    `<p>The account {{ .Email }} no longer asks for its {{ .FactorType }} second factor.</p>
 ${notWithYou}`,
   ),
 };

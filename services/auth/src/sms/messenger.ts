@@ -99,13 +99,20 @@ function templateData(otp: string): Record<string, unknown> {
 
 /** A messenger for SMS through `sender`; `via` defaults to a plain SMS. */
 export function smsMessenger(sms: SmsConfig, sender: SmsSender, logger: Logger): Messenger {
-  // readSms has parsed the template already (a bad one stops start-up), so this does not throw.
-  const template = parseTemplate(sms.template);
+  // readSms and readMfa have parsed the templates already (a bad one stops start-up), so this does not throw.
+  const templates = new Map([[sms.template, parseTemplate(sms.template)]]);
+  const templateOf = (source: string) => {
+    const known = templates.get(source);
+    if (known) return known;
+    const template = parseTemplate(source);
+    templates.set(source, template);
+    return template;
+  };
   return {
     async send(message) {
       let text: string;
       try {
-        text = template.render(templateData(message.otp));
+        text = templateOf(message.template ?? sms.template).render(templateData(message.otp));
       } catch (error) {
         if (!(error instanceof TemplateError)) throw error;
         logger.error({ err: error, kind: message.kind, userId: message.userId }, "SMS_TEMPLATE cannot be rendered");
