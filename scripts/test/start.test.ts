@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openScratchDatabase, type ScratchDatabase, sql } from "@platform/core";
 import { createClient } from "@supabase/supabase-js";
+import { Secret, TOTP } from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import ws from "ws";
 import { browse, type ProviderStandIn, startProviderStandIn } from "../../services/auth/test/support/oauth-providers.js";
@@ -133,6 +134,24 @@ describe("npm start on a fresh clone", () => {
     expect(exchanged.data.session?.provider_token).toMatch(/^gho_/);
     expect(exchanged.data.user).toMatchObject({ email: address, app_metadata: { provider: "github" } });
     expect((await supabase.auth.getUser()).data.user?.user_metadata.user_name).toBe("octocat");
+  });
+
+  it("protects an account with a TOTP factor through the gateway: enrol, verify, aal2, and aal2 asked for at the next sign-in", async () => {
+    const gateway = first.urls.gateway as string;
+    const admin = client(gateway, first.keys["service_role key"] as string);
+    const account = { email: "mfa-user@example.com", password: "mfa-password-1" };
+    expect((await admin.auth.admin.createUser({ ...account, email_confirm: true })).error).toBeNull();
+    const supabase = client(gateway, first.keys["anon key"] as string);
+    expect((await supabase.auth.signInWithPassword(account)).error).toBeNull();
+    const { data: factor, error } = await supabase.auth.mfa.enroll({ factorType: "totp", friendlyName: "phone" });
+    expect(error).toBeNull();
+    const code = () => new TOTP({ secret: Secret.fromBase32(factor?.totp.secret as string) }).generate();
+    const verified = await supabase.auth.mfa.challengeAndVerify({ factorId: factor?.id as string, code: code() });
+    expect(verified.error).toBeNull();
+    expect((await supabase.auth.mfa.getAuthenticatorAssuranceLevel()).data).toMatchObject({ currentLevel: "aal2", nextLevel: "aal2" });
+    const again = client(gateway, first.keys["anon key"] as string);
+    expect((await again.auth.signInWithPassword(account)).error).toBeNull();
+    expect((await again.auth.mfa.getAuthenticatorAssuranceLevel()).data).toMatchObject({ currentLevel: "aal1", nextLevel: "aal2" });
   });
 
   it("makes the signed-up user a MetaGame player at once: me, a quest and a completion, read back through relationships", async () => {

@@ -74,6 +74,12 @@ function warnAboutSettings(config: AuthConfig, logger: Logger): void {
       );
     }
   }
+  if (config.mfa.webAuthnEnroll || config.mfa.webAuthnVerify) {
+    logger.warn(
+      { settings: ["MFA_WEB_AUTHN_ENROLL_ENABLED", "MFA_WEB_AUTHN_VERIFY_ENABLED"] },
+      "WebAuthn MFA factors are not supported: they are refused as disabled",
+    );
+  }
   const sms = smsConfigurationWarning(config.sms);
   if (sms) logger.warn(sms.fields, sms.message);
   // Twilio Verify sends and checks codes itself (GoTrue's internal/api/sms_provider/twilio_verify.go);

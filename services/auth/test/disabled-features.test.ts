@@ -1,7 +1,8 @@
 /**
  * GoTrue features this service does not have answer as GoTrue answers while they are disabled
  * (status, error_code, message), after the authentication GoTrue asks for first: SAML SSO, the
- * OAuth 2.1 server, custom OAuth/OIDC providers, passkeys and Web3 sign-in.
+ * OAuth 2.1 server, custom OAuth/OIDC providers, passkeys and Web3 sign-in; the admin lists of SSO
+ * providers and passkeys are empty.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, adminToken, createConfirmedUser } from "./support/admin.js";
@@ -66,5 +67,24 @@ describe.each(backends)("disabled features on %s", (backend) => {
     expect(await answer("/user/oauth/grants", { headers: bearer })).toEqual(refused(404, "feature_disabled", "OAuth server is disabled"));
     const sso = await server.client().signInWithSSO({ domain: "example.com" });
     expect(sso.error).toMatchObject({ status: 404, code: "saml_provider_disabled", message: "SAML 2.0 is disabled" });
+  });
+
+  it("lists no SSO providers and no passkeys to an admin, finds none, and creates no SSO provider", async () => {
+    expect((await answer("/admin/sso/providers")).status).toBe(401);
+    const admin = { authorization: `Bearer ${await adminToken()}` };
+    expect(await answer("/admin/sso/providers", { headers: admin })).toEqual({ status: 200, body: { items: [] } });
+    expect(await answer("/admin/sso/providers", { method: "POST", headers: admin, body: "{}" })).toEqual(
+      refused(404, "saml_provider_disabled", "SAML 2.0 is disabled"),
+    );
+    expect(await answer("/admin/sso/providers/00000000-0000-4000-8000-000000000000", { headers: admin })).toEqual(
+      refused(404, "sso_provider_not_found", "SSO Identity Provider not found"),
+    );
+    const { data } = await (await adminApi(server)).createUser({ email: `passkeys-${Date.now()}@example.com` });
+    const userId = data.user?.id as string;
+    expect(await answer(`/admin/users/${userId}/passkeys`, { headers: admin })).toEqual({ status: 200, body: [] });
+    expect(
+      await answer(`/admin/users/${userId}/passkeys/00000000-0000-4000-8000-000000000000`, { method: "DELETE", headers: admin }),
+    ).toEqual(refused(404, "validation_failed", "Passkey not found"));
+    expect((await answer("/admin/users/00000000-0000-4000-8000-000000000000/passkeys", { headers: admin })).status).toBe(404);
   });
 });

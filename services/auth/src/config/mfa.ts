@@ -2,8 +2,8 @@
  * Multi-factor authentication settings, GoTrue's MFAConfiguration (supabase/auth
  * internal/conf/configuration.go) under the same names and defaults: TOTP on, phone factors off,
  * challenges and unverified factors expiring after at least 300 s, ten factors at most, and a
- * limit on challenge and verify requests. WebAuthn factors are not served: their switches may
- * only be false.
+ * limit on challenge and verify requests. WebAuthn factors are not served: their switches are
+ * read so that start-up can say so (server.ts), and requests answer GoTrue's "disabled" errors.
  */
 import { boolean, ConfigError, custom, type Env, integer, readConfig, string } from "@platform/core";
 import { parseTemplate, TemplateError } from "../mail/go-template.js";
@@ -32,9 +32,6 @@ export function readMfa(env: Env) {
     webAuthnVerify: boolean(names("MFA_WEB_AUTHN_VERIFY_ENABLED"), false),
   });
   const problems: string[] = [];
-  if (mfa.webAuthnEnroll || mfa.webAuthnVerify) {
-    problems.push("WebAuthn factors are not supported: AUTH_MFA_WEB_AUTHN_ENROLL_ENABLED and _VERIFY_ENABLED must be false");
-  }
   try {
     parseTemplate(mfa.phoneTemplate);
   } catch (error) {

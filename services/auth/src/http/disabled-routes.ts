@@ -2,10 +2,12 @@
  * GoTrue features this service does not have (SAML SSO, the OAuth 2.1 server, custom OAuth/OIDC
  * providers, passkeys), answered as GoTrue answers while each is disabled, after the same
  * authentication GoTrue's routes require first (supabase/auth internal/api/api.go and
- * middleware.go require*Enabled), rather than with a generic 404.
+ * middleware.go require*Enabled), rather than with a generic 404. The admin lists of SSO
+ * providers and of a user's passkeys answer empty.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { authenticateAdmin } from "../domain/admin-auth.js";
+import { loadUser } from "../domain/admin-users.js";
 import { errors } from "../domain/errors.js";
 import type { AuthService } from "../domain/service.js";
 import { requestMeta } from "./request-meta.js";
@@ -40,4 +42,23 @@ export function registerDisabledRoutes(app: FastifyInstance, service: AuthServic
   both("/user/oauth/grants", user(errors.oauthServerDisabled));
   both("/admin/oauth", admin(errors.oauthServerDisabled));
   both("/admin/custom-providers", admin(errors.customProvidersDisabled));
+
+  // GoTrue serves these whatever its SAML and passkey switches say: with neither feature there
+  // are no providers and no passkeys to list, find or delete, and no provider can be created.
+  app.get("/admin/sso/providers", async (request) => {
+    await authenticateAdmin(service.deps, request.headers.authorization);
+    return { items: [] };
+  });
+  app.post("/admin/sso/providers", admin(errors.samlDisabled));
+  app.all("/admin/sso/providers/:idp_id", admin(errors.ssoProviderNotFound));
+  app.get("/admin/users/:user_id/passkeys", async (request) => {
+    await authenticateAdmin(service.deps, request.headers.authorization);
+    await loadUser(service.deps.db, service.deps, (request.params as { user_id: string }).user_id);
+    return [];
+  });
+  app.delete("/admin/users/:user_id/passkeys/:passkey_id", async (request) => {
+    await authenticateAdmin(service.deps, request.headers.authorization);
+    await loadUser(service.deps.db, service.deps, (request.params as { user_id: string }).user_id);
+    throw errors.passkeyNotFound();
+  });
 }
