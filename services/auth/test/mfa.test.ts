@@ -283,6 +283,35 @@ describe.each(backends)("MFA with TOTP on %s", (backend) => {
     expect(challengeError).toMatchObject({ code: "mfa_totp_verify_not_enabled", message: "MFA verification is disabled for TOTP" });
   });
 
+  it("answers odd values in every MFA field with a client error or success, never a 5xx", async () => {
+    const { client, userId, factorId } = await withVerifiedFactor();
+    const token = await accessToken(client);
+    const admin = await adminToken();
+    const values: unknown[] = [null, -1, 1e308, true, "", "a".repeat(3000), [1], { a: 1 }, "\u0000", "😀", "not-a-uuid", "+1 555 0100"];
+    const fields = ["factor_type", "friendly_name", "issuer", "phone", "challenge_id", "code", "channel"];
+    const routes: [string, string, string][] = [
+      ["POST", "/factors", token],
+      ["POST", `/factors/${factorId}/challenge`, token],
+      ["POST", `/factors/${factorId}/verify`, token],
+      ["PUT", `/admin/users/${userId}/factors/${factorId}`, admin],
+    ];
+    const failures: string[] = [];
+    for (const [method, path, bearer] of routes) {
+      const bodies = [
+        "not json",
+        "[]",
+        "null",
+        ...fields.flatMap((field) => values.map((value) => JSON.stringify({ factor_type: "totp", [field]: value }))),
+      ];
+      for (const body of bodies) {
+        const response = await server.request(path, { method, headers: { ...V2, authorization: `Bearer ${bearer}` }, body });
+        const text = await response.text();
+        if (response.status >= 500) failures.push(`${response.status} ${method} ${path} ${body.slice(0, 60)} => ${text.slice(0, 120)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  }, 60_000);
+
   it("lists, renames and deletes a user's factors through the admin API", async () => {
     const { client, userId, factorId } = await withVerifiedFactor();
     const admin = { ...V2, authorization: `Bearer ${await adminToken()}` };
