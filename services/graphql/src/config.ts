@@ -120,6 +120,14 @@ function readSettings(env: Env) {
     remoteSchemaPermissions: boolean("HASURA_GRAPHQL_ENABLE_REMOTE_SCHEMA_PERMISSIONS", false),
     asyncActionsFetchIntervalMs: integer("HASURA_GRAPHQL_ASYNC_ACTIONS_FETCH_INTERVAL", 1000, { min: 0 }),
     asyncActionsFetchBatchSize: integer("HASURA_GRAPHQL_ASYNC_ACTIONS_FETCH_BATCH_SIZE", 10, { min: 1 }),
+    // Event triggers (Hasura's names): deliveries at once, how often events are looked for (ms; 0
+    // stops this instance delivering them), and how many are taken at once.
+    eventsHttpPoolSize: integer("HASURA_GRAPHQL_EVENTS_HTTP_POOL_SIZE", 100, { min: 1 }),
+    eventsFetchIntervalMs: integer("HASURA_GRAPHQL_EVENTS_FETCH_INTERVAL", 1000, { min: 0 }),
+    eventsFetchBatchSize: integer("HASURA_GRAPHQL_EVENTS_FETCH_BATCH_SIZE", 100, { min: 1 }),
+    // Ours: seconds an instance's hold on an event lasts without renewal (renewed every third of it
+    // while the event is delivered); another instance takes over a dead instance's events after it.
+    eventsLeaseSeconds: integer("HASURA_GRAPHQL_EVENTS_LEASE_SECONDS", 30, { min: 3 }),
     extensionsSchema: string("HASURA_GRAPHQL_METADATA_DATABASE_EXTENSIONS_SCHEMA", "public"),
     logLevel: oneOf(["HASURA_GRAPHQL_LOG_LEVEL", "LOG_LEVEL"], LOG_LEVELS, "info"),
     logFormat: oneOf("LOG_FORMAT", LOG_FORMATS, "auto"),

@@ -4,6 +4,7 @@
  * through the metadata API here rebuilds at once; a change made by another instance is seen
  * by polling the stored resource_version.
  */
+
 import { type Database, type Logger, sql } from "@platform/core";
 import { loadEnumValues } from "./engine/catalog/enum-table.js";
 import { introspect, introspectBaseTypes } from "./engine/catalog/introspect.js";
@@ -12,6 +13,11 @@ import { sqlRunnerFor } from "./engine/catalog/run-sql-adapters.js";
 import type { PgCatalog } from "./engine/catalog/types.js";
 import type { Dependencies } from "./engine/compiler/context.js";
 import type { HasuraError } from "./engine/errors/index.js";
+import { runEventDataCommand } from "./engine/eventing/api.js";
+import { syncCapture } from "./engine/eventing/capture.js";
+import { eventTriggersOf } from "./engine/eventing/triggers.js";
+import type { EventWorker } from "./engine/eventing/worker.js";
+import { DEFAULT_LEASE_MS } from "./engine/eventing/worker.js";
 import { Engine, type EngineOptions, type GraphQLRequest, type GraphQLResponse, type Started } from "./engine/execute.js";
 import { StatementCounter } from "./engine/executors/statement-counter.js";
 import { type RequestContext, RequestGuard } from "./engine/limits/guard.js";
@@ -47,6 +53,8 @@ export class GraphqlRuntime {
   private readonly signal: ChangeSignal | undefined;
   /** What every Engine is made with: the options, and the signal. */
   private readonly engineOptions: EngineOptions;
+  /** Delivers event triggers' events, when the server runs one (attachEvents). */
+  private events: EventWorker | undefined;
 
   constructor(
     readonly db: Database,
@@ -140,6 +148,7 @@ export class GraphqlRuntime {
     model.remoteRelationships = remotes.relationships;
     model.remoteSchemaPermissions = this.options.remoteSchemaPermissions === true;
     await this.signal?.instrument(model.tables.values(), prune);
+    await this.syncEvents(metadata, source?.name ?? DEFAULT_SOURCE, prune);
     const replaced = this.engine;
     this.engine = new Engine(this.engineDb, model, this.engineOptions);
     this.guard.setApiLimits(metadata.api_limits);
@@ -157,6 +166,33 @@ export class GraphqlRuntime {
       allInconsistencies(served, catalogViewOf(catalog), remotes.inconsistent),
       this.loggedInconsistencies,
     );
+  }
+
+  /** The event triggers' capture in the database, and the worker delivering their events. */
+  private async syncEvents(metadata: Metadata, source: string, prune: boolean): Promise<void> {
+    const triggers = eventTriggersOf(metadata, source);
+    try {
+      await syncCapture(this.db, triggers.values(), prune);
+    } catch (error) {
+      this.log?.error({ err: error }, "the event triggers' capture could not be installed");
+    }
+    this.events?.setTriggers(triggers);
+  }
+
+  /**
+   * Has `worker` deliver the events of the metadata's triggers (set before init, so the first
+   * load reaches it); writes to their tables wake it at once when the change signal is up.
+   */
+  attachEvents(worker: EventWorker): void {
+    this.events = worker;
+    this.signal?.attach({
+      changed: (table) => {
+        if (worker.captures(table)) worker.wake();
+      },
+      listening: (up) => {
+        if (up) worker.wake();
+      },
+    });
   }
 
   startPolling(intervalMs: number): void {
@@ -207,6 +243,13 @@ export class GraphqlRuntime {
         runSql(this.runner, args, check ? { beforeCommit: async (tx) => check(catalogViewOf(await introspect(tx))) } : {}),
       insertRows: (table, objects) => insertRows(this.db, table, objects),
       onMetadataChanged: (metadata, version) => this.rebuild(metadata, version, true),
+      eventData: (type, args, metadata) =>
+        runEventDataCommand(type, args, {
+          db: this.db,
+          metadata,
+          leaseMs: this.events?.leaseMs ?? DEFAULT_LEASE_MS,
+          wake: () => this.events?.wake(),
+        }),
       clearActionLogs: async (actions) => {
         await this.db.query(sql`DELETE FROM hdb_catalog.hdb_action_log WHERE action_name = ANY(${actions}::text[])`);
       },

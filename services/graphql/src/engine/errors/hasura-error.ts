@@ -13,6 +13,7 @@ export type HasuraCode =
   | "already-untracked"
   | "bad-request"
   | "batch-limit-exceeded"
+  | "busy"
   | "conflict"
   | "cost-limit-exceeded"
   | "constraint-error"

@@ -156,6 +156,20 @@ export function triggerTableChanged(): HasuraError {
   return new HasuraError("not-supported", "cannot replace table or schema for trigger", ARGS);
 }
 
+/** pg_invoke_event_trigger on a trigger without `enable_manual`. */
+export function manualModeNotEnabled(): HasuraError {
+  return new HasuraError("not-supported", "manual mode is not enabled for event trigger", ARGS);
+}
+
+export function eventNotFound(): HasuraError {
+  return new HasuraError("not-exists", "event not found", ARGS);
+}
+
+/** pg_redeliver_event on an event an instance holds now. */
+export function eventBusy(): HasuraError {
+  return new HasuraError("busy", "event is already being processed", ARGS);
+}
+
 export function cronTriggerNotFound(name: string): HasuraError {
   return new HasuraError("not-exists", `cron trigger with name: ${name} does not exist`, ARGS);
 }

@@ -76,7 +76,12 @@ export function postJson(
   url: string,
   headers: Record<string, string>,
   body: string,
-  options: { timeoutMs: number; signal?: AbortSignal | undefined },
+  options: {
+    timeoutMs: number;
+    signal?: AbortSignal | undefined;
+    /** Keeps at most this many bytes of the answer's body; the rest is not read. */
+    maxResponseBytes?: number | undefined;
+  },
 ): Promise<PostResult> {
   return new Promise((resolve, reject) => {
     const target = targetOf(url);
@@ -125,15 +130,27 @@ export function postJson(
       request.on("response", (response: IncomingMessage) => {
         answered = true;
         const chunks: Buffer[] = [];
-        response.on("data", (c: Buffer) => chunks.push(c));
-        response.on("error", (error) => finish(new PostFailure(error.message, false, { cause: error })));
-        response.on("end", () =>
+        let size = 0;
+        const done = () =>
           finish(null, {
             status: response.statusCode ?? 0,
             headers: pairs(response.rawHeaders),
             text: Buffer.concat(chunks).toString("utf8"),
-          }),
-        );
+          });
+        response.on("data", (c: Buffer) => {
+          const limit = options.maxResponseBytes;
+          if (limit !== undefined && size + c.length > limit) {
+            chunks.push(c.subarray(0, limit - size));
+            size = limit;
+            done();
+            response.destroy();
+            return;
+          }
+          chunks.push(c);
+          size += c.length;
+        });
+        response.on("error", (error) => finish(new PostFailure(error.message, false, { cause: error })));
+        response.on("end", done);
       });
       request.end(body);
     };

@@ -14,6 +14,7 @@
  */
 
 import { HasuraError, legacyQueryNotSupported, resourceVersionConflict, runSqlDependencyError, underPath } from "../errors/index.js";
+import { EVENT_DATA_COMMANDS } from "../eventing/api.js";
 import type { RemoteSchemaAccess } from "../remote/registry.js";
 import {
   argsObject,
@@ -72,6 +73,8 @@ export interface MetadataContext {
   onMetadataChanged(metadata: Metadata, resourceVersion: number): void | Promise<void>;
   /** Deletes the stored calls of dropped asynchronous actions (`drop_action` with `clear_data`, Hasura's default). */
   clearActionLogs?(actions: string[]): Promise<void>;
+  /** The commands on events themselves (eventing/api.ts), with the metadata as the request left it. */
+  eventData?(type: string, args: unknown, metadata: Metadata): Promise<unknown>;
 }
 
 interface RequestState {
@@ -219,6 +222,10 @@ async function runOperation(
   if (legacy && type === "insert") return insertStep(state, argsObject(request.args, ARGS), ARGS, ctx);
   if (legacy && DATA_QUERIES.has(type)) {
     throw legacyQueryNotSupported(type);
+  }
+  if (endpoint !== "/v2/query" && EVENT_DATA_COMMANDS.has(type) && ctx.eventData) {
+    state.sideEffects = true;
+    return ctx.eventData(type, request.args, state.metadata);
   }
   const operation = endpoint === "/v2/query" ? undefined : findOperation(type);
   if (!operation) throw unknownType(type, endpoint);

@@ -8,8 +8,10 @@
  * fails with 409 `conflict` when another writer got there first. Other instances poll
  * `currentVersion()` (one indexed read) and reload when it moves.
  */
+
 import { type Database, sql } from "@platform/core";
 import { type HasuraCode, HasuraError, resourceVersionConflict } from "../errors/index.js";
+import { initEventCatalog } from "../eventing/catalog.js";
 import { initCatalog } from "./catalog-init.js";
 import { emptyMetadata, type Metadata } from "./types.js";
 
@@ -74,6 +76,7 @@ export class MetadataStore implements MetadataStoreLike {
         sql`CREATE TABLE IF NOT EXISTS hdb_catalog.hdb_metadata (id integer PRIMARY KEY, metadata json NOT NULL, resource_version integer NOT NULL DEFAULT 1)`,
       );
       await tx.query(ACTION_LOG_TABLE);
+      await initEventCatalog(tx);
     });
   }
 

@@ -95,8 +95,9 @@ export interface TableMetadata {
   update_permissions?: RolePermission<UpdatePermission>[];
   delete_permissions?: RolePermission<DeletePermission>[];
   computed_fields?: unknown[];
-  /** Kept and reported inconsistent, not served (unserved.ts). */
+  /** Kept and reported inconsistent, not served (unserved.ts), unless they point to a remote schema. */
   remote_relationships?: unknown[];
+  /** Served by eventing/ (those with transforms are reported inconsistent, not served). */
   event_triggers?: unknown[];
 }
 

@@ -33,11 +33,16 @@ const TOP_LISTS = [
   { key: "rest_endpoints", type: "rest_endpoint", what: "REST endpoints" },
 ] as const;
 
-/** Table-level lists of unserved objects. */
+/** Table-level lists of objects not served (event triggers only when they have transforms). */
 const TABLE_LISTS = [
   { key: "remote_relationships", type: "remote_relationship", what: "remote relationships" },
   { key: "event_triggers", type: "event_trigger", what: "event triggers" },
 ] as const;
+
+/** An event trigger with a request or response transform (not applied by this engine yet: not served). */
+export const hasTransform = (trigger: Json): boolean =>
+  (trigger.request_transform !== undefined && trigger.request_transform !== null) ||
+  (trigger.response_transform !== undefined && trigger.response_transform !== null);
 
 /** The reason every unserved object is reported with. */
 export function notServed(what: string): string {
@@ -142,11 +147,14 @@ export function unservedInconsistencies(metadata: Metadata, catalog?: CatalogVie
         for (const entry of tableList(table, key)) {
           // Relationships to remote schemas are served (remote/relationships.ts reports those that do not resolve).
           if (type === "remote_relationship" && toRemoteSchema(entry)) continue;
+          // Event triggers are served, but not their request and response transforms.
+          if (type === "event_trigger" && !hasTransform(entry)) continue;
           const definition =
             type === "event_trigger"
               ? { table: table.table, configuration: entry }
               : remoteRelationshipDefinition(entry, source.name, table.table);
-          found.push({ definition, name: `${type} ${nameOf(entry)} ${where}`, reason: notServed(what), type });
+          const reason = type === "event_trigger" ? notServed("request and response transforms of event triggers") : notServed(what);
+          found.push({ definition, name: `${type} ${nameOf(entry)} ${where}`, reason, type });
         }
       }
     }
@@ -177,7 +185,11 @@ export function dropUnserved(metadata: Metadata, catalog: CatalogView): Metadata
       let t = table;
       for (const { key } of TABLE_LISTS)
         if (t[key] !== undefined)
-          t = setOrDrop(t, key, key === "remote_relationships" ? tableList(t, key).filter((r) => toRemoteSchema(r)) : undefined);
+          t = setOrDrop(
+            t,
+            key,
+            tableList(t, key).filter((entry) => (key === "remote_relationships" ? toRemoteSchema(entry) : !hasTransform(entry))),
+          );
       return t;
     }),
   }));

@@ -1,0 +1,98 @@
+/**
+ * The event triggers of a source as the engine serves them, read from their metadata (Hasura's
+ * EventTriggerConf: https://hasura.io/docs/latest/api-reference/syntax-defs/#eventtrigger):
+ * which operations fire and on which columns, what the payload carries, where it is sent, with
+ * which headers, and how often it is tried.
+ */
+import type { Metadata, QualifiedTable } from "../metadata/types.js";
+import { hasTransform } from "../metadata/unserved.js";
+
+export type Op = "INSERT" | "UPDATE" | "DELETE";
+
+/** `"*"` is every column. */
+export type Columns = "*" | string[];
+
+export interface OpSpec {
+  /** For UPDATE: the columns whose change fires the trigger. */
+  columns: Columns;
+  /** The columns the payload's `old` and `new` carry. */
+  payload: Columns;
+}
+
+export interface HeaderConf {
+  name: string;
+  value?: string;
+  valueFromEnv?: string;
+}
+
+export interface RetryConf {
+  numRetries: number;
+  intervalSec: number;
+  timeoutSec: number;
+}
+
+export interface EventTrigger {
+  name: string;
+  table: QualifiedTable;
+  ops: Partial<Record<Op, OpSpec>>;
+  enableManual: boolean;
+  /** `webhook` (may hold `{{VAR}}` templates) or the variable named by `webhook_from_env`. */
+  webhook: { url: string } | { fromEnv: string };
+  headers: HeaderConf[];
+  retry: RetryConf;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+
+function columns(value: unknown): Columns {
+  return Array.isArray(value) ? value.filter((c): c is string => typeof c === "string") : "*";
+}
+
+const number = (value: unknown, fallback: number) => (typeof value === "number" && Number.isFinite(value) ? value : fallback);
+
+function headers(value: unknown): HeaderConf[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(isObject).map((h) => ({
+    name: String(h.name ?? ""),
+    ...(typeof h.value === "string" ? { value: h.value } : {}),
+    ...(typeof h.value_from_env === "string" ? { valueFromEnv: h.value_from_env } : {}),
+  }));
+}
+
+export function parseTrigger(table: QualifiedTable, conf: Json): EventTrigger {
+  const definition = isObject(conf.definition) ? conf.definition : {};
+  const ops: Partial<Record<Op, OpSpec>> = {};
+  for (const op of ["insert", "update", "delete"] as const) {
+    const spec = definition[op];
+    if (isObject(spec)) ops[op.toUpperCase() as Op] = { columns: columns(spec.columns), payload: columns(spec.payload) };
+  }
+  const retry = isObject(conf.retry_conf) ? conf.retry_conf : {};
+  return {
+    name: String(conf.name),
+    table,
+    ops,
+    enableManual: definition.enable_manual === true,
+    webhook: typeof conf.webhook_from_env === "string" ? { fromEnv: conf.webhook_from_env } : { url: String(conf.webhook ?? "") },
+    headers: headers(conf.headers),
+    retry: {
+      numRetries: number(retry.num_retries, 0),
+      intervalSec: number(retry.interval_sec, 10),
+      timeoutSec: number(retry.timeout_sec, 60),
+    },
+  };
+}
+
+/** The event triggers of `source` (the default one), by name. */
+export function eventTriggersOf(metadata: Metadata, source: string): Map<string, EventTrigger> {
+  const found = new Map<string, EventTrigger>();
+  const tables = metadata.sources.find((s) => s.name === source)?.tables ?? [];
+  for (const table of tables) {
+    for (const conf of table.event_triggers ?? []) {
+      // Triggers with transforms are not served (metadata/unserved.ts reports them).
+      if (isObject(conf) && typeof conf.name === "string" && !hasTransform(conf)) found.set(conf.name, parseTrigger(table.table, conf));
+    }
+  }
+  return found;
+}
