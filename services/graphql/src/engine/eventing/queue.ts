@@ -67,23 +67,43 @@ export interface Invocation {
 
 export type Outcome = { kind: "delivered" } | { kind: "retry"; afterMs: number } | { kind: "error" };
 
-/** Records an attempt and the event's new state in one transaction. */
-export async function recordAttempt(db: Database, event: QueuedEvent, invocation: Invocation, outcome: Outcome): Promise<void> {
+export interface Recorded {
+  event: QueuedEvent;
+  invocation: Invocation;
+  outcome: Outcome;
+}
+
+/**
+ * Records attempts and their events' new states, in one transaction of two statements however
+ * many there are (the whole batch travels as one JSON parameter).
+ */
+export async function recordAttempts(db: Database, attempts: readonly Recorded[]): Promise<void> {
+  if (attempts.length === 0) return;
+  const rows = JSON.stringify(
+    attempts.map(({ event, invocation, outcome }) => ({
+      id: event.id,
+      trigger_name: event.trigger_name,
+      status: invocation.status,
+      request: invocation.request,
+      response: invocation.response,
+      kind: outcome.kind,
+      after_ms: outcome.kind === "retry" ? outcome.afterMs : null,
+    })),
+  );
   await db.transaction(async (tx) => {
     await tx.query({
       text: `INSERT INTO hdb_catalog.event_invocation_logs (trigger_name, event_id, status, request, response)
-        VALUES ($1, $2, $3, $4::json, $5::json)`,
-      values: [event.trigger_name, event.id, invocation.status, JSON.stringify(invocation.request), JSON.stringify(invocation.response)],
+        SELECT o.trigger_name, o.id, o.status, o.request, o.response
+        FROM json_to_recordset($1::json) AS o(id text, trigger_name text, status int, request json, response json)`,
+      values: [rows],
     });
-    const state =
-      outcome.kind === "delivered"
-        ? "delivered = true, next_retry_at = NULL"
-        : outcome.kind === "error"
-          ? "error = true, next_retry_at = NULL"
-          : "next_retry_at = now()::timestamp + $2 * interval '1 millisecond'";
     await tx.query({
-      text: `UPDATE hdb_catalog.event_log SET tries = tries + 1, locked = NULL, ${state} WHERE id = $1`,
-      values: outcome.kind === "retry" ? [event.id, outcome.afterMs] : [event.id],
+      text: `UPDATE hdb_catalog.event_log e SET tries = e.tries + 1, locked = NULL,
+          delivered = (o.kind = 'delivered'), error = (o.kind = 'error'),
+          next_retry_at = CASE WHEN o.kind = 'retry' THEN now()::timestamp + o.after_ms * interval '1 millisecond' END
+        FROM json_to_recordset($1::json) AS o(id text, kind text, after_ms bigint)
+        WHERE e.id = o.id`,
+      values: [rows],
     });
   });
 }

@@ -19,8 +19,17 @@
  */
 import type { Database } from "@platform/core";
 import { deliver } from "./delivery.js";
-import { type QueuedEvent, recordAttempt, releaseEvents, renewLeases, takeEvents } from "./queue.js";
+import { type QueuedEvent, type Recorded, recordAttempts, releaseEvents, renewLeases, takeEvents } from "./queue.js";
 import type { EventTrigger } from "./triggers.js";
+
+/**
+ * A wake-up waits this long before looking, so that the events of many small transactions
+ * committed together are taken in one statement (each writing statement notifies).
+ */
+const WAKE_GATHER_MS = 5;
+/** Attempts are recorded together: up to this many, or what finished within RECORD_GATHER_MS. */
+const RECORD_BATCH = 100;
+const RECORD_GATHER_MS = 5;
 
 /** HASURA_GRAPHQL_EVENTS_LEASE_SECONDS's default. */
 export const DEFAULT_LEASE_MS = 30_000;
@@ -52,6 +61,10 @@ export class EventWorker {
   private renew: NodeJS.Timeout | undefined;
   private retry: { timer: NodeJS.Timeout; at: number } | undefined;
   private lastRenewal = Date.now();
+  private gathering: NodeJS.Timeout | undefined;
+  /** Attempts waiting to be recorded, each with what to call once it is. */
+  private toRecord: Array<{ attempt: Recorded; recorded: () => void }> = [];
+  private recordTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Database,
@@ -89,8 +102,16 @@ export class EventWorker {
     this.wake();
   }
 
-  /** Looks for due events now (or as soon as the current look is done). */
+  /** Looks for due events in a few milliseconds (or as soon as the current look is done). */
   wake(): void {
+    if (this.stopped || this.gathering) return;
+    this.gathering = setTimeout(() => {
+      this.gathering = undefined;
+      this.look();
+    }, WAKE_GATHER_MS);
+  }
+
+  private look(): void {
     if (this.stopped) return;
     if (this.pumping) {
       this.again = true;
@@ -100,7 +121,7 @@ export class EventWorker {
       this.pumping = undefined;
       if (this.again) {
         this.again = false;
-        this.wake();
+        this.look();
       }
     });
   }
@@ -144,7 +165,7 @@ export class EventWorker {
     }
     const attempt = await deliver(event, trigger, this.options.env, signal);
     if (signal.aborted) return;
-    await recordAttempt(this.db, event, attempt.invocation, attempt.outcome);
+    await this.record({ event, invocation: attempt.invocation, outcome: attempt.outcome });
     if (attempt.failure) {
       this.logger?.warn(
         { eventId: event.id, trigger: trigger.name, tries: event.tries + 1, reason: attempt.failure },
@@ -152,6 +173,34 @@ export class EventWorker {
       );
     }
     if (attempt.outcome.kind === "retry") this.wakeAfter(attempt.outcome.afterMs);
+  }
+
+  /** Resolves once the attempt is recorded, with others that finished about the same time. */
+  private record(attempt: Recorded): Promise<void> {
+    return new Promise((resolve) => {
+      this.toRecord.push({ attempt, recorded: resolve });
+      if (this.toRecord.length >= RECORD_BATCH) void this.flush();
+      else this.recordTimer ??= setTimeout(() => void this.flush(), RECORD_GATHER_MS);
+    });
+  }
+
+  private async flush(): Promise<void> {
+    clearTimeout(this.recordTimer);
+    this.recordTimer = undefined;
+    const batch = this.toRecord;
+    this.toRecord = [];
+    if (batch.length === 0) return;
+    try {
+      await recordAttempts(
+        this.db,
+        batch.map((b) => b.attempt),
+      );
+      for (const b of batch) b.recorded();
+    } catch (error) {
+      // Not recorded: the events stay leased, and are delivered again once their leases are over.
+      this.logger?.error({ err: error, events: batch.length }, "event deliveries could not be recorded; they will be delivered again");
+      for (const b of batch) b.recorded();
+    }
   }
 
   /** One timer, for the earliest retry due. */
@@ -188,6 +237,8 @@ export class EventWorker {
     this.stopped = true;
     clearInterval(this.poll);
     clearInterval(this.renew);
+    clearTimeout(this.gathering);
+    this.gathering = undefined;
     if (this.retry) clearTimeout(this.retry.timer);
     await this.pumping;
     const inFlight = [...this.held.values()].map((h) => h.done);
@@ -201,6 +252,7 @@ export class EventWorker {
     clearTimeout(timer);
     const left = [...this.held.keys()];
     for (const { controller } of this.held.values()) controller.abort(new Error("the engine is stopping"));
+    await this.flush();
     await Promise.all([...this.held.values()].map((h) => h.done));
     try {
       await releaseEvents(this.db, left);
