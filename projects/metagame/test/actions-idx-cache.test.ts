@@ -11,7 +11,10 @@ import { startPlatform, type TestPlatform } from "./support/platform.js";
 let platform: TestPlatform;
 
 beforeAll(async () => {
-  platform = await startPlatform({ engineEnv: { HASURA_GRAPHQL_ASYNC_ACTIONS_FETCH_INTERVAL: "200" } });
+  // No event delivery: a new player's cacheIDXProfile event would queue its refresh before the tests ask.
+  platform = await startPlatform({
+    engineEnv: { HASURA_GRAPHQL_ASYNC_ACTIONS_FETCH_INTERVAL: "200", HASURA_GRAPHQL_EVENTS_FETCH_INTERVAL: "0" },
+  });
 });
 afterAll(() => platform?.close());
 

@@ -191,6 +191,25 @@ describe("loadDemoData", () => {
     expect(await count(sql`SELECT count(*) AS n FROM quest_completion`)).toBe(150);
   });
 
+  it("delivers the world's events to MetaGame's trigger handlers, each once, as the admin who loaded it", async () => {
+    const roles = await count(sql`SELECT count(*) AS n FROM player_role`);
+    const pending = sql`SELECT count(*) AS n FROM hdb_catalog.event_log WHERE NOT delivered AND NOT error`;
+    const deadline = Date.now() + 20_000;
+    while ((await count(pending)) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const byTrigger = await rows<{ trigger_name: string; delivered: number; failed: number; attempts: number }>(sql`
+      SELECT trigger_name, count(*) FILTER (WHERE delivered)::int AS delivered, count(*) FILTER (WHERE error)::int AS failed,
+        sum(tries)::int AS attempts
+      FROM hdb_catalog.event_log GROUP BY trigger_name ORDER BY trigger_name`);
+    expect(byTrigger).toEqual([
+      { trigger_name: "cacheIDXProfile", delivered: 50, failed: 0, attempts: 50 },
+      { trigger_name: "playerRoleChanged", delivered: roles, failed: 0, attempts: roles },
+    ]);
+    const sessions = await rows<{ role: string }>(
+      sql`SELECT DISTINCT payload -> 'session_variables' ->> 'x-hasura-role' AS role FROM hdb_catalog.event_log`,
+    );
+    expect(sessions).toEqual([{ role: "admin" }]);
+  });
+
   it("is the same world every time it is generated", async () => {
     const skills = (await rows<{ id: string }>(sql`SELECT id FROM skill ORDER BY name, id`)).map((s) => s.id);
     const again = generateDemoWorld(DEMO_SCALE, { skillIds: skills, daos: [] });

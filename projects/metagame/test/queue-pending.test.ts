@@ -17,6 +17,12 @@ import {
 } from "./support/actions-support.js";
 import { startPlatform, type TestPlatform } from "./support/platform.js";
 
+/**
+ * The engines deliver no events here: a new player's cacheIDXProfile event would queue its
+ * refresh itself (triggers-events.test.ts shows it), and these tests decide when refreshes are asked.
+ */
+const QUIET_TRIGGERS = { HASURA_GRAPHQL_EVENTS_FETCH_INTERVAL: "0" };
+
 let platform: TestPlatform;
 let second: Instance;
 let source: StandIn;
@@ -30,8 +36,8 @@ beforeAll(async () => {
     (request) => new Promise((resolve) => held.push(() => resolve({ json: { name: `Released ${request.path.slice(1, 9)}` } }))),
   );
   const env = { PROFILE_SOURCE_URL: source.url, METAGAME_QUEUE_CONCURRENCY: "1" };
-  platform = await startPlatform({ backendEnv: env, engineEnv: { HASURA_GRAPHQL_ASYNC_ACTIONS_FETCH_INTERVAL: "200" } });
-  second = await startInstance(platform.scratch.db, env);
+  platform = await startPlatform({ backendEnv: env, engineEnv: { ...QUIET_TRIGGERS, HASURA_GRAPHQL_ASYNC_ACTIONS_FETCH_INTERVAL: "200" } });
+  second = await startInstance(platform.scratch.db, env, QUIET_TRIGGERS);
 });
 afterAll(async () => {
   release();
@@ -114,7 +120,11 @@ describe("one pending refresh per player across instances", () => {
   });
 
   it("hands a running job back when its instance stops, without waiting for it", async () => {
-    const third = await startInstance(platform.scratch.db, { PROFILE_SOURCE_URL: source.url, METAGAME_QUEUE_CONCURRENCY: "1" });
+    const third = await startInstance(
+      platform.scratch.db,
+      { PROFILE_SOURCE_URL: source.url, METAGAME_QUEUE_CONCURRENCY: "1" },
+      QUIET_TRIGGERS,
+    );
     // The other two instances are kept busy, so the third instance's own job runs there.
     const [busyA, busyB, player] = [
       await createPlayer(platform.admin),

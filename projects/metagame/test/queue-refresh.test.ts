@@ -15,7 +15,11 @@ const profiles = new Map<string, StandInAnswer>();
 
 beforeAll(async () => {
   source = await startStandIn((request) => profiles.get(request.path.slice(1)) ?? { status: 404, json: { error: "no profile" } });
-  platform = await startPlatform({ backendEnv: { PROFILE_SOURCE_URL: `${source.url}/` } });
+  // No event delivery: a new player's cacheIDXProfile event would start its refresh before the tests ask.
+  platform = await startPlatform({
+    backendEnv: { PROFILE_SOURCE_URL: `${source.url}/` },
+    engineEnv: { HASURA_GRAPHQL_EVENTS_FETCH_INTERVAL: "0" },
+  });
 });
 afterAll(async () => {
   await platform?.close();

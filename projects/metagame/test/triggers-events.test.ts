@@ -4,6 +4,7 @@
  * database, through the engine), the profile refresh queued, rank and role changes mirrored as
  * Discord roles.
  */
+import { sql } from "@platform/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BOT_TOKEN, type DiscordStandIn, startDiscordStandIn } from "./support/discord.js";
 import { deliver } from "./support/events.js";
@@ -122,14 +123,27 @@ describe("POST /triggers", () => {
     expect(((await response.json()) as { extensions: { code: string } }).extensions.code).toBe("FST_ERR_VALIDATION");
   });
 
-  it("cacheIDXProfile queues a refresh of the new player's profile", async () => {
+  it("cacheIDXProfile queues a refresh of the new player's profile, when the engine delivers the insert's event", async () => {
+    // The seed's insert made the event; the engine delivered it to the handler, which queued the refresh.
+    const delivered = sql`
+      SELECT i.response -> 'data' ->> 'body' AS body FROM hdb_catalog.event_log e
+      JOIN hdb_catalog.event_invocation_logs i ON i.event_id = e.id
+      WHERE e.trigger_name = 'cacheIDXProfile' AND e.delivered AND e.payload -> 'data' -> 'new' ->> 'id' = ${P(4)}`;
+    const deadline = Date.now() + 10_000;
+    let rows = (await platform.scratch.db.query<{ body: string }>(delivered)).rows;
+    while (rows.length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      rows = (await platform.scratch.db.query<{ body: string }>(delivered)).rows;
+    }
+    expect(rows.map((r) => JSON.parse(r.body))).toEqual([{ message: "profile refresh queued", playerId: P(4), queued: true }]);
+    // Delivered by hand (as Hasura's console's "invoke" would), it is answered as well.
     const answer = await deliver(platform.backend.url, {
       trigger: "cacheIDXProfile",
       table: "player",
       op: "INSERT",
       new: { id: P(4), ethereum_address: "0x" },
     });
-    expect(answer).toEqual({ status: 200, body: { message: "profile refresh queued", playerId: P(4), queued: true } });
+    expect(answer).toMatchObject({ status: 200, body: { playerId: P(4) } });
   });
 
   it("syncDiscordGuildMembers makes the guild's members the players holding a membership role in its server", async () => {

@@ -108,7 +108,11 @@ export function clientOf(engineUrl: string): Pick<Instance, "graphql" | "admin" 
 }
 
 /** Another backend + engine over `db` (already migrated by the platform), with its own settings. */
-export async function startInstance(db: Database, backendEnv: Record<string, string> = {}): Promise<Instance> {
+export async function startInstance(
+  db: Database,
+  backendEnv: Record<string, string> = {},
+  engineEnv: Record<string, string> = {},
+): Promise<Instance> {
   const logger = createLogger({ level: "silent" });
   const enginePort = await freePort();
   const engineUrl = `http://127.0.0.1:${enginePort}`;
@@ -132,6 +136,7 @@ export async function startInstance(db: Database, backendEnv: Record<string, str
         HASURA_GRAPHQL_ENABLE_CONSOLE: "false",
         HASURA_GRAPHQL_METADATA_POLL_INTERVAL_MS: "60000",
         ...metagameEngineEnv(backend.url),
+        ...engineEnv,
       }),
       logger,
       { db },

@@ -3,7 +3,8 @@
  * `pg_invoke_event_trigger` (a MANUAL event with the given payload as `new`, recorded with the
  * admin's session, for a trigger with `enable_manual`), `pg_redeliver_event` (an event delivered
  * or failed goes out again with its tries reset; refused while an instance holds it),
- * `pg_get_event_logs`, `pg_get_event_invocation_logs` and `pg_get_event_by_id`. They read and
+ * `pg_get_event_logs`, `pg_get_event_invocation_logs`, `pg_get_event_by_id`, and
+ * `pg_trigger_event_trigger_cleanup` (a cleanup run now, cleanup.ts). They read and
  * write `hdb_catalog.event_log` directly; they do not change metadata.
  */
 import type { Database } from "@platform/core";
@@ -11,6 +12,7 @@ import { eventBusy, eventNotFound, eventTriggerNotFound, manualModeNotEnabled } 
 import { argsObject, type Json, optionalBoolean, parseFailed, requireKey, requireString, sourceName } from "../metadata/args.js";
 import { ARGS } from "../metadata/edit.js";
 import type { Metadata } from "../metadata/types.js";
+import { cleanEvents } from "./cleanup.js";
 import { eventTriggersOf } from "./triggers.js";
 
 export const EVENT_DATA_COMMANDS = new Set([
@@ -21,6 +23,7 @@ export const EVENT_DATA_COMMANDS = new Set([
   "pg_get_event_logs",
   "pg_get_event_invocation_logs",
   "pg_get_event_by_id",
+  "pg_trigger_event_trigger_cleanup",
 ]);
 
 export interface EventDataContext {
@@ -140,6 +143,25 @@ async function eventById(ctx: EventDataContext, args: Json): Promise<unknown> {
   return { event: rows[0], invocations: await invocationsOf(ctx, id, limit, offset) };
 }
 
+async function cleanupNow(ctx: EventDataContext, args: Json): Promise<unknown> {
+  const source = sourceName(args, ARGS);
+  const name = requireString(args, "event_trigger_name", ARGS);
+  const trigger = eventTriggersOf(ctx.metadata, source).get(name);
+  if (!trigger) throw eventTriggerNotFound(name);
+  const positive = (key: string, fallback?: number) => {
+    const value = args[key] ?? fallback;
+    if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) throw parseFailed(`${key} must be a positive number`, ARGS);
+    return value;
+  };
+  const deleted = await cleanEvents(ctx.db, name, {
+    clearOlderThanHours: positive("clear_older_than"),
+    batchSize: Math.floor(positive("batch_size", 10_000)),
+    timeoutSec: positive("timeout", 60),
+    cleanInvocationLogs: optionalBoolean(args, "clean_invocation_logs", ARGS) === true,
+  });
+  return { message: "success", ...deleted };
+}
+
 /** Runs one of {@link EVENT_DATA_COMMANDS}. */
 export function runEventDataCommand(type: string, raw: unknown, ctx: EventDataContext): Promise<unknown> {
   const args = argsObject(raw, ARGS);
@@ -154,6 +176,8 @@ export function runEventDataCommand(type: string, raw: unknown, ctx: EventDataCo
       return eventLogs(ctx, args);
     case "pg_get_event_invocation_logs":
       return invocationLogs(ctx, args);
+    case "pg_trigger_event_trigger_cleanup":
+      return cleanupNow(ctx, args);
     default:
       return eventById(ctx, args);
   }

@@ -31,6 +31,16 @@ export interface RetryConf {
   timeoutSec: number;
 }
 
+/** `cleanup_config` (cleanup.ts), with Hasura's defaults. */
+export interface CleanupConfig {
+  schedule: string;
+  clearOlderThanHours: number;
+  batchSize: number;
+  timeoutSec: number;
+  cleanInvocationLogs: boolean;
+  paused: boolean;
+}
+
 export interface EventTrigger {
   name: string;
   table: QualifiedTable;
@@ -40,6 +50,7 @@ export interface EventTrigger {
   webhook: { url: string } | { fromEnv: string };
   headers: HeaderConf[];
   retry: RetryConf;
+  cleanup?: CleanupConfig;
 }
 
 type Json = Record<string, unknown>;
@@ -51,6 +62,18 @@ function columns(value: unknown): Columns {
 }
 
 const number = (value: unknown, fallback: number) => (typeof value === "number" && Number.isFinite(value) ? value : fallback);
+
+function cleanup(value: unknown): CleanupConfig | undefined {
+  if (!isObject(value) || typeof value.schedule !== "string" || typeof value.clear_older_than !== "number") return undefined;
+  return {
+    schedule: value.schedule,
+    clearOlderThanHours: value.clear_older_than,
+    batchSize: number(value.batch_size, 10_000),
+    timeoutSec: number(value.timeout, 60),
+    cleanInvocationLogs: value.clean_invocation_logs === true,
+    paused: value.paused === true,
+  };
+}
 
 function headers(value: unknown): HeaderConf[] {
   if (!Array.isArray(value)) return [];
@@ -69,6 +92,7 @@ export function parseTrigger(table: QualifiedTable, conf: Json): EventTrigger {
     if (isObject(spec)) ops[op.toUpperCase() as Op] = { columns: columns(spec.columns), payload: columns(spec.payload) };
   }
   const retry = isObject(conf.retry_conf) ? conf.retry_conf : {};
+  const cleanupConfig = cleanup(conf.cleanup_config);
   return {
     name: String(conf.name),
     table,
@@ -81,6 +105,7 @@ export function parseTrigger(table: QualifiedTable, conf: Json): EventTrigger {
       intervalSec: number(retry.interval_sec, 10),
       timeoutSec: number(retry.timeout_sec, 60),
     },
+    ...(cleanupConfig ? { cleanup: cleanupConfig } : {}),
   };
 }
 

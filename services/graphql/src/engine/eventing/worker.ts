@@ -18,6 +18,7 @@
  * the rest back.
  */
 import type { Database } from "@platform/core";
+import { CleanupScheduler } from "./cleanup.js";
 import { deliver } from "./delivery.js";
 import { type QueuedEvent, type Recorded, recordAttempts, releaseEvents, renewLeases, takeEvents } from "./queue.js";
 import type { EventTrigger } from "./triggers.js";
@@ -65,12 +66,15 @@ export class EventWorker {
   /** Attempts waiting to be recorded, each with what to call once it is. */
   private toRecord: Array<{ attempt: Recorded; recorded: () => void }> = [];
   private recordTimer: NodeJS.Timeout | undefined;
+  private readonly cleanups: CleanupScheduler;
 
   constructor(
     private readonly db: Database,
     private readonly options: EventWorkerOptions,
     private readonly logger?: Logger,
-  ) {}
+  ) {
+    this.cleanups = new CleanupScheduler(db, logger);
+  }
 
   get leaseMs(): number {
     return this.options.leaseMs;
@@ -84,6 +88,7 @@ export class EventWorker {
   setTriggers(triggers: Map<string, EventTrigger>): void {
     this.triggers = triggers;
     this.tables = new Set([...triggers.values()].map((t) => `${t.table.schema}.${t.table.name}`));
+    this.cleanups.setTriggers(triggers.values());
     this.wake();
   }
 
@@ -99,6 +104,7 @@ export class EventWorker {
     this.poll.unref();
     this.renew = setInterval(() => void this.renewHeld(), Math.max(100, Math.floor(this.options.leaseMs / 3)));
     this.renew.unref();
+    this.cleanups.start();
     this.wake();
   }
 
@@ -237,6 +243,7 @@ export class EventWorker {
     this.stopped = true;
     clearInterval(this.poll);
     clearInterval(this.renew);
+    await this.cleanups.stop();
     clearTimeout(this.gathering);
     this.gathering = undefined;
     if (this.retry) clearTimeout(this.retry.timer);
