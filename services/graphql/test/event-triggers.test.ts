@@ -8,9 +8,19 @@
 import { sql } from "@platform/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestDatabase, type TestDatabase, testBackends } from "./support/db.js";
-import { type HandlerServer, startHandlerServer } from "./support/handler-server.js";
+import { type HandlerServer, type Received, startHandlerServer } from "./support/handler-server.js";
 import { until } from "./support/inbox.js";
 import { ADMIN_HEADERS, admin, graphql, openService, type Service } from "./support/limits.js";
+
+/** What a webhook receives (Hasura's event payload). */
+interface Delivered {
+  id: string;
+  created_at: string;
+  event: { op: string; data: { old: unknown; new: unknown }; session_variables: unknown };
+  delivery_info: { max_retries: number; current_retry: number };
+}
+
+const payload = (received: Received) => received.body as unknown as Delivered;
 
 describe.each(testBackends)("event triggers on %s", (backend) => {
   let handle: TestDatabase;
@@ -63,7 +73,7 @@ describe.each(testBackends)("event triggers on %s", (backend) => {
     await runSql(`DELETE FROM item WHERE id = ${id}`);
     await until(() => at("/all").length === 3, 10_000);
     // Delivered concurrently: no order is promised (nor by Hasura).
-    const byOp = (op: string) => at("/all").find((r) => (r.body as Record<string, any>).event.op === op)?.body as Record<string, any>;
+    const byOp = (op: string) => at("/all").find((r) => payload(r).event.op === op)?.body as unknown as Delivered;
     const [insert, update, remove] = [byOp("INSERT"), byOp("UPDATE"), byOp("DELETE")];
     expect(insert).toMatchObject({
       trigger: { name: "item_all" },
@@ -106,7 +116,7 @@ describe.each(testBackends)("event triggers on %s", (backend) => {
     await runSql("UPDATE item SET data = '{\"a\":2}' WHERE name = 'chair'");
     await until(() => at("/price").length === 2, 10_000);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const events = at("/price").map((r) => (r.body as Record<string, any>).event.data);
+    const events = at("/price").map((r) => payload(r).event.data);
     expect(events).toHaveLength(2);
     expect(events).toEqual(
       expect.arrayContaining([
@@ -149,7 +159,7 @@ describe.each(testBackends)("event triggers on %s", (backend) => {
     await runSql("INSERT INTO item (name) VALUES ('flaky')");
     await until(() => at("/flaky").length === 3, 15_000);
     const attempts = at("/flaky");
-    expect(attempts.map((r) => (r.body as Record<string, any>).delivery_info)).toEqual([
+    expect(attempts.map((r) => payload(r).delivery_info)).toEqual([
       { max_retries: 2, current_retry: 0 },
       { max_retries: 2, current_retry: 1 },
       { max_retries: 2, current_retry: 2 },
@@ -220,7 +230,7 @@ describe.each(testBackends)("event triggers on %s", (backend) => {
     expect(invoked.status).toBe(200);
     const eventId = (invoked.body as { event_id: string }).event_id;
     await until(() => at("/manual").length === 1, 10_000);
-    expect((at("/manual")[0]?.body as Record<string, any>).event).toMatchObject({
+    expect(payload(at("/manual")[0] as Received).event).toMatchObject({
       op: "MANUAL",
       data: { old: null, new: { note: "by hand" } },
       session_variables: { "x-hasura-role": "admin" },
