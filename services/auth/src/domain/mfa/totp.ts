@@ -5,7 +5,6 @@
  * code of that URI (error correction H) as a raw SVG string. HOTP itself is the otpauth library's.
  */
 import { Secret, TOTP } from "otpauth";
-import QRCode from "qrcode";
 import { errors } from "../errors.js";
 
 const PERIOD = 30;
@@ -28,6 +27,8 @@ export async function newTotpKey(issuer: string, accountName: string): Promise<T
   const query = new URLSearchParams({ algorithm: "SHA1", digits: String(DIGITS), issuer, period: String(PERIOD), secret });
   const uri = `otpauth://totp/${escapePath(`${issuer}:${accountName}`)}?${query.toString()}`;
   if (uri.length > MAX_URI_LENGTH) throw errors.validation("The issuer and account name are too long for a QR code");
+  // Loaded on the first enrolment: the library is not needed to start the service.
+  const { default: QRCode } = await import("qrcode");
   const qrCode = await QRCode.toString(uri, { type: "svg", errorCorrectionLevel: "H" });
   return { secret, uri, qrCode };
 }
