@@ -87,6 +87,10 @@ describe.each(testBackends)("event log cleanup on %s", (backend) => {
     await service.close();
     service = await openService(handle.db, env());
     await until(async () => (await count("SELECT count(*) AS n FROM hdb_catalog.event_log WHERE trigger_name = 'entry_log'")) === 2);
+    // The run's counts are recorded once its last batch is done.
+    await until(
+      async () => (await count("SELECT count(*) AS n FROM hdb_catalog.hdb_event_log_cleanups WHERE deleted_event_logs IS NOT NULL")) === 1,
+    );
     const runs = await handle.db.query<{ status: string; deleted_event_logs: number | null }>(
       sql`SELECT status, deleted_event_logs FROM hdb_catalog.hdb_event_log_cleanups WHERE trigger_name = 'entry_log' ORDER BY scheduled_at`,
     );

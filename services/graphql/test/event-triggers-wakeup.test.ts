@@ -33,7 +33,7 @@ describe.each(testBackends)("event delivery wake-up on %s", (backend) => {
     await handle?.dispose();
   });
 
-  it("delivers within a fraction of a second of the commit, not at the next fetch", async () => {
+  it("delivers soon after the commit, not at the next fetch", async () => {
     // The signal is trusted once its probe arrived (at start-up).
     await sleep(300);
     const latencies: number[] = [];
@@ -44,7 +44,9 @@ describe.each(testBackends)("event delivery wake-up on %s", (backend) => {
       await until(() => receiver.received.length > before, 5000);
       latencies.push(Date.now() - committed);
     }
-    expect(Math.max(...latencies)).toBeLessThan(1000);
+    // Within tens of milliseconds on a quiet machine; the bound leaves room for a loaded one (CI runs
+    // suites side by side) and is still far from the next fetch, a minute away.
+    expect(Math.max(...latencies)).toBeLessThan(3000);
   });
 
   it("captures but does not deliver on an instance whose fetch interval is 0", async () => {
