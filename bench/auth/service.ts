@@ -2,7 +2,7 @@
  * The auth service under test: its throw-away database (created and dropped on the bench's
  * PostgreSQL server), the service as a real process, and the API calls that prepare sessions.
  */
-import pg from "pg";
+import { onServer } from "../common/pg-server.js";
 import { freePort, type Server, startServer } from "../common/processes.js";
 
 export const DATABASE = "bench_auth";
@@ -13,16 +13,6 @@ export function databaseUrl(serverUrl: string, database: string): string {
   const url = new URL(serverUrl);
   url.pathname = `/${database}`;
   return url.toString();
-}
-
-async function onServer(serverUrl: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
 }
 
 /** Drops any leftover `bench_auth` and creates it empty; returns its URL. */

@@ -24,6 +24,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { closedLoop, percentile } from "../common/closed-loop.js";
 import { positiveNumber } from "../common/env.js";
+import { onServer } from "../common/pg-server.js";
 import { fixed, printTable, printTargets, runBench, writeJson } from "../common/report.js";
 import { ADMIN_SECRET, postJson, type Server, startOurs } from "./processes.js";
 
@@ -40,16 +41,6 @@ function settings(env: NodeJS.ProcessEnv) {
     connections: Math.round(number("BENCH_CONNECTIONS", 16)),
     serverUrl: env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
   };
-}
-
-async function onServer(serverUrl: string, statement: string) {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
 }
 
 /** The receiver: arrival time per row id, and how many times each id arrived. */

@@ -4,7 +4,6 @@
  * through the metadata API here rebuilds at once; a change made by another instance is seen
  * by polling the stored resource_version.
  */
-
 import { type Database, type Logger, sql } from "@platform/core";
 import { loadEnumValues } from "./engine/catalog/enum-table.js";
 import { introspect, introspectBaseTypes } from "./engine/catalog/introspect.js";
@@ -16,8 +15,7 @@ import type { HasuraError } from "./engine/errors/index.js";
 import { runEventDataCommand } from "./engine/eventing/api.js";
 import { syncCapture } from "./engine/eventing/capture.js";
 import { eventTriggersOf } from "./engine/eventing/triggers.js";
-import type { EventWorker } from "./engine/eventing/worker.js";
-import { DEFAULT_LEASE_MS } from "./engine/eventing/worker.js";
+import { DEFAULT_LEASE_MS, type EventWorker } from "./engine/eventing/worker.js";
 import { Engine, type EngineOptions, type GraphQLRequest, type GraphQLResponse, type Started } from "./engine/execute.js";
 import { StatementCounter } from "./engine/executors/statement-counter.js";
 import { type RequestContext, RequestGuard } from "./engine/limits/guard.js";

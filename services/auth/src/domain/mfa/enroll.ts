@@ -69,22 +69,25 @@ async function saveFactor(
   const t = deps.tables;
   return deps.db.transaction(async (tx) => {
     await findUserById(tx, t, user.id, { lock: true });
-    if (factor.phone !== undefined) await replaceUnverifiedPhone(tx, deps, user.id, factor.phone);
     await deleteExpiredFactors(tx, t, user.id, deps.config.mfa.factorExpiryMs);
-    checkLimits(deps, await factorsOfUser(tx, t, user.id), factor.friendlyName, session);
+    let factors = await factorsOfUser(tx, t, user.id);
+    if (factor.phone !== undefined) factors = await replaceUnverifiedPhone(tx, deps, user.id, factors, factor.phone);
+    checkLimits(deps, factors, factor.friendlyName, session);
     const saved = await insertFactor(tx, t, { ...factor, id: randomUUID(), userId: user.id });
     await audit(tx, deps, meta, user, "factor_in_progress", { factor_id: saved.id, factor_type: saved.factor_type });
     return saved;
   });
 }
 
-/** GoTrue: a verified factor for the number refuses the enrolment; unverified ones are replaced. */
-async function replaceUnverifiedPhone(tx: Queryable, deps: AuthDeps, userId: string, phone: string) {
-  const existing = await factorsOfUser(tx, deps.tables, userId);
-  if (existing.some((f) => f.factor_type === "phone" && f.phone === phone && f.status === "verified")) {
-    throw errors.verifiedPhoneFactorExists();
-  }
+/**
+ * GoTrue: a verified factor for the number refuses the enrolment; unverified ones are replaced.
+ * Answers the user's factors without the ones removed.
+ */
+async function replaceUnverifiedPhone(tx: Queryable, deps: AuthDeps, userId: string, factors: FactorRow[], phone: string) {
+  const samePhone = (f: FactorRow) => f.factor_type === "phone" && f.phone === phone;
+  if (factors.some((f) => samePhone(f) && f.status === "verified")) throw errors.verifiedPhoneFactorExists();
   await deleteUnverifiedFactors(tx, deps.tables, userId, "phone", phone);
+  return factors.filter((f) => !samePhone(f));
 }
 
 /** GoTrue's validateFactors: the name is free, the limits are not reached, aal2 once a factor is verified. */

@@ -77,10 +77,10 @@ async function invoke(ctx: EventDataContext, args: Json): Promise<unknown> {
 async function redeliver(ctx: EventDataContext, args: Json): Promise<unknown> {
   sourceName(args, ARGS);
   const id = requireString(args, "event_id", ARGS);
-  const { rows } = await ctx.db.query<{ busy: boolean }>({
+  const { rows } = await ctx.db.query<{ id: string }>({
     text: `UPDATE hdb_catalog.event_log SET delivered = false, error = false, tries = 0, next_retry_at = NULL
       WHERE id = $1 AND (locked IS NULL OR locked < now() - $2 * interval '1 millisecond')
-      RETURNING false AS busy`,
+      RETURNING id`,
     values: [id, ctx.leaseMs],
   });
   if (rows.length === 0) {
