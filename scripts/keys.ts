@@ -18,6 +18,7 @@ try {
     ["SUPABASE_SECRET_KEY", secrets.secretKey],
     ["JWT_SECRET", secrets.jwtSecret],
     ["HASURA_GRAPHQL_ADMIN_SECRET", secrets.graphqlAdminSecret],
+    ["METAGAME_CRON_SECRET", secrets.metagameCronSecret],
   ];
   const asEnv = process.argv.includes("--env");
   for (const [name, secret] of rows) {

@@ -68,6 +68,7 @@ export const NAMES = {
   gatewaySecret: ["GATEWAY_SECRET_KEY", "SUPABASE_SECRET_KEY"],
   metagameHost: ["METAGAME_BACKEND_HOST"],
   metagamePort: ["METAGAME_BACKEND_PORT"],
+  metagameCronSecret: ["METAGAME_CRON_SECRET"],
 } as const;
 
 /** Ports as configured, 0 where unset (callers pick the defaults or free ports). */
@@ -127,6 +128,7 @@ export function localEnv(env: Env, secrets: LocalSecrets, dataDir: string, ports
   // Sign-ups wait for their confirmation mail, as in production; locally the auth service
   // catches mail in-process and lists it at its /_mail page (the summary says where).
   fill(NAMES.graphqlAdminSecret, secrets.graphqlAdminSecret.value);
+  fill(NAMES.metagameCronSecret, secrets.metagameCronSecret.value);
   fill(NAMES.catalogDb, `sqlite:///${resolve(dataDir, "catalog.db")}`);
 
   fill(NAMES.gatewayAnon, secrets.anonKey.value);

@@ -29,6 +29,8 @@ export interface LocalSecrets {
   publishableKey: Secret | null;
   secretKey: Secret | null;
   graphqlAdminSecret: Secret;
+  /** What the engine's cron deliveries carry and the MetaGame backend's cron targets check. */
+  metagameCronSecret: Secret;
 }
 
 /** The `iss` of the API keys; user session tokens carry the auth service's URL instead. */
@@ -44,6 +46,7 @@ const ENV_NAMES = {
   publishableKey: NAMES.gatewayPublishable,
   secretKey: NAMES.gatewaySecret,
   graphqlAdminSecret: NAMES.graphqlAdminSecret,
+  metagameCronSecret: NAMES.metagameCronSecret,
 } as const;
 
 type Stored = Partial<Record<keyof typeof ENV_NAMES, string>> & { version?: number; createdAt?: string };
@@ -116,12 +119,13 @@ export async function resolveLocalSecrets(env: Env, dataDir: string): Promise<Lo
   const publishableKey = opaque("publishableKey", "sb_publishable_", anonKey);
   const secretKey = opaque("secretKey", "sb_secret_", serviceRoleKey);
   const graphqlAdminSecret = envValue("graphqlAdminSecret") ?? keep("graphqlAdminSecret", () => random(24));
+  const metagameCronSecret = envValue("metagameCronSecret") ?? keep("metagameCronSecret", () => random(24));
 
   if (changed) {
     mkdirSync(dataDir, { recursive: true });
     writeStored(path, { version: 1, createdAt: stored.createdAt ?? new Date().toISOString(), ...stored });
   }
-  return { jwtSecret, anonKey, serviceRoleKey, publishableKey, secretKey, graphqlAdminSecret };
+  return { jwtSecret, anonKey, serviceRoleKey, publishableKey, secretKey, graphqlAdminSecret, metagameCronSecret };
 }
 
 /** Whether the summary may show this value. */

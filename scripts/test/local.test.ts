@@ -34,6 +34,7 @@ describe("local secrets", () => {
     expect(second.publishableKey?.value).toMatch(/^sb_publishable_/);
     expect(second.secretKey?.value).toMatch(/^sb_secret_/);
     expect(second.graphqlAdminSecret.value).toBe(first.graphqlAdminSecret.value);
+    expect(second.metagameCronSecret).toEqual({ value: first.metagameCronSecret.value, source: "stored" });
   });
 
   it("mints Supabase-style API keys: HS256 with the secret, role anon / service_role, Hasura claims for the engine", async () => {
@@ -51,7 +52,11 @@ describe("local secrets", () => {
   it("take values from the environment first, and never store or print them", async () => {
     const dir = freshDir();
     const secret = "s".repeat(40);
-    const secrets = await resolveLocalSecrets({ AUTH_JWT_SECRET: secret, HASURA_GRAPHQL_ADMIN_SECRET: "mine" }, dir);
+    const secrets = await resolveLocalSecrets(
+      { AUTH_JWT_SECRET: secret, HASURA_GRAPHQL_ADMIN_SECRET: "mine", METAGAME_CRON_SECRET: "cron-mine" },
+      dir,
+    );
+    expect(secrets.metagameCronSecret).toEqual({ value: "cron-mine", source: "environment" });
     expect(secrets.jwtSecret).toEqual({ value: secret, source: "environment" });
     expect(secrets.graphqlAdminSecret).toEqual({ value: "mine", source: "environment" });
     // Keys signed with someone else's secret are made for this start only.
@@ -65,6 +70,7 @@ describe("local secrets", () => {
     const stored = readFileSync(secretsFile(dir), "utf8");
     expect(stored).not.toContain(secret);
     expect(stored).not.toContain("mine");
+    expect(stored).not.toContain("cron-mine");
     expect(stored).not.toContain(secrets.anonKey.value);
     for (const value of [secrets.jwtSecret, secrets.anonKey, secrets.serviceRoleKey, secrets.graphqlAdminSecret])
       expect(printable(value)).toBe(false);
@@ -140,6 +146,9 @@ describe("local settings", () => {
     expect(plan.graphql.environment.ACTION_BASE_ENDPOINT).toBe("http://127.0.0.1:4000/actions");
     expect(plan.graphql.environment.REMOTE_SCHEMA_ENDPOINT).toBe("http://127.0.0.1:4000/remote-schemas/graphql");
     expect(plan.graphql.environment.HASURA_GRAPHQL_AUTH_HOOK).toBe("http://127.0.0.1:4000/auth-webhook");
+    // The cron triggers' header and the backend's check read the same secret.
+    expect(plan.graphql.environment.METAGAME_CRON_SECRET).toBe(plan.secrets.metagameCronSecret.value);
+    expect(plan.metagame.cronSecret).toBe(plan.secrets.metagameCronSecret.value);
     expect(plan.graphqlJwtSecrets).toBeNull();
     expect(plan.metagame).toMatchObject({
       host: "127.0.0.1",

@@ -25,6 +25,8 @@ type Result = {
 };
 
 const OLD = "2020-01-01T00:00:00+00:00";
+/** The body of the admin-only action updateExpiredIDXProfiles as the engine posts it. */
+const ADMIN_ACTION = { action: { name: "updateExpiredIDXProfiles" }, input: {}, session_variables: { "x-hasura-role": "admin" } };
 
 async function lastCheckedAt(playerId: string): Promise<string | null> {
   const answer = await platform.admin<{ profile: Array<{ lastCheckedAt: string | null }> }>(
@@ -107,7 +109,7 @@ describe("updateExpiredIDXProfiles", () => {
         const at = await lastCheckedAt(p.id);
         return at && Date.parse(at) > Date.parse(OLD) ? at : undefined;
       });
-    const again = await postAction(platform.backend.url, "/idxCache/checkExpired?invalidate_after_days=2", {});
+    const again = await postAction(platform.backend.url, "/idxCache/checkExpired?invalidate_after_days=2", ADMIN_ACTION);
     expect(again.status).toBe(200);
     const later = (again.body as { ids: string[] }).ids;
     expect(later).toContain(fresh.id);
@@ -116,7 +118,7 @@ describe("updateExpiredIDXProfiles", () => {
   });
 
   it("refuses an invalidate_after_days that is not a whole number", async () => {
-    const response = await postAction(platform.backend.url, "/idxCache/checkExpired?invalidate_after_days=soon", {});
+    const response = await postAction(platform.backend.url, "/idxCache/checkExpired?invalidate_after_days=soon", ADMIN_ACTION);
     expect(response).toEqual({
       status: 400,
       body: { message: 'invalidate_after_days must be a whole number of days, got "soon"', extensions: { code: "bad-request" } },

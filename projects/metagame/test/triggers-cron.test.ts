@@ -9,9 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readBackendConfig } from "../backend/src/config.js";
 import { type RunningBackend, startBackend } from "../backend/src/server.js";
 import { isSeasonStart, rankAt, seasonStart, weeksInSeason } from "../backend/src/triggers/sourcecred-accounts.js";
+import { eventually } from "./support/actions-support.js";
 import { BOT_TOKEN, type DiscordStandIn, startDiscordStandIn } from "./support/discord.js";
 import { deliver, deliverCron } from "./support/events.js";
-import { ADMIN_SECRET, startPlatform, type TestPlatform } from "./support/platform.js";
+import { ADMIN_SECRET, CRON_SECRET, startPlatform, type TestPlatform } from "./support/platform.js";
 import { type StandIn, startStandIn } from "./support/stand-in.js";
 import { SETUP_TIMEOUT_MS } from "./support/timeouts.js";
 
@@ -74,6 +75,7 @@ beforeAll(async () => {
       METAGAME_BACKEND_PORT: "0",
       METAGAME_GRAPHQL_URL: `${platform.engineUrl}/v1/graphql`,
       HASURA_GRAPHQL_ADMIN_SECRET: ADMIN_SECRET,
+      METAGAME_CRON_SECRET: CRON_SECRET,
     }),
     createLogger({ level: "silent" }),
     { db: platform.scratch.db },
@@ -238,6 +240,43 @@ describe("POST /actions/syncAllGuildDiscordMembers", () => {
       { guildId: PLAYER(50), playerId: PLAYER(2) },
       { guildId: PLAYER(51), playerId: PLAYER(6) },
     ]);
+  });
+});
+
+describe("the engine's cron triggers", () => {
+  const runs = async (trigger: string) =>
+    (
+      await platform.scratch.db.query<{ id: string; status: string }>({
+        text: "SELECT id, status FROM hdb_catalog.hdb_cron_events WHERE trigger_name = $1 ORDER BY scheduled_time",
+        values: [trigger],
+      })
+    ).rows;
+
+  it("keeps the next 100 runs of each of the project's three, and delivers a due one to its target with the cron secret", async () => {
+    for (const trigger of ["migrateSourceCredLedger", "queueExpiredIDXCacheEntries", "syncAllGuildDiscordMembers"])
+      expect((await runs(trigger)).filter((r) => r.status === "scheduled")).toHaveLength(100);
+    const first = (await runs("syncAllGuildDiscordMembers"))[0]?.id as string;
+    await platform.scratch.db.query({
+      text: "UPDATE hdb_catalog.hdb_cron_events SET scheduled_time = now() WHERE id = $1",
+      values: [first],
+    });
+    const delivered = await eventually(async () => {
+      const { rows } = await platform.scratch.db.query<{ status: string; response: { data: { status: number; body: string } } }>({
+        text: `SELECT e.status, i.response FROM hdb_catalog.hdb_cron_events e
+          JOIN hdb_catalog.hdb_cron_event_invocation_logs i ON i.event_id = e.id WHERE e.id = $1`,
+        values: [first],
+      });
+      return rows[0]?.status === "delivered" ? rows[0] : undefined;
+    });
+    expect(delivered.response.data.status).toBe(200);
+    expect(JSON.parse(delivered.response.data.body)).toMatchObject({ message: expect.stringMatching(/guild\(s\) synced from Discord$/) });
+  });
+
+  it("refuses a cron call without the secret, or with another one", async () => {
+    for (const path of ["migrateSourceCredAccounts", "syncAllGuildDiscordMembers", "idxCache/checkExpired"]) {
+      expect((await deliverCron(platform.backend.url, path, "x", null)).status).toBe(401);
+      expect((await deliverCron(platform.backend.url, path, "x", "not-the-secret")).status).toBe(401);
+    }
   });
 });
 

@@ -14,6 +14,8 @@ import type { Dependencies } from "./engine/compiler/context.js";
 import type { HasuraError } from "./engine/errors/index.js";
 import { runEventDataCommand } from "./engine/eventing/api.js";
 import { syncCapture } from "./engine/eventing/capture.js";
+import { cronTriggersOf, syncCronEvents } from "./engine/eventing/cron.js";
+import type { ScheduledWorker } from "./engine/eventing/scheduled-worker.js";
 import { eventTriggersOf } from "./engine/eventing/triggers.js";
 import { DEFAULT_LEASE_MS, type EventWorker } from "./engine/eventing/worker.js";
 import { Engine, type EngineOptions, type GraphQLRequest, type GraphQLResponse, type Started } from "./engine/execute.js";
@@ -51,8 +53,9 @@ export class GraphqlRuntime {
   private readonly signal: ChangeSignal | undefined;
   /** What every Engine is made with: the options, and the signal. */
   private readonly engineOptions: EngineOptions;
-  /** Delivers event triggers' events, when the server runs one (attachEvents). */
+  /** Delivers event triggers' and scheduled triggers' events, when the server runs them (attachEvents). */
   private events: EventWorker | undefined;
+  private scheduled: ScheduledWorker | undefined;
 
   constructor(
     readonly db: Database,
@@ -166,7 +169,10 @@ export class GraphqlRuntime {
     );
   }
 
-  /** The event triggers' capture in the database, and the worker delivering their events. */
+  /**
+   * The event triggers' capture in the database and the cron triggers' next runs (before the
+   * metadata API answers, as Hasura does), and the workers delivering their events.
+   */
   private async syncEvents(metadata: Metadata, source: string, prune: boolean): Promise<void> {
     const triggers = eventTriggersOf(metadata, source);
     try {
@@ -175,14 +181,23 @@ export class GraphqlRuntime {
       this.log?.error({ err: error }, "the event triggers' capture could not be installed");
     }
     this.events?.setTriggers(triggers);
+    const cron = cronTriggersOf(metadata);
+    try {
+      await syncCronEvents(this.db, cron.values());
+    } catch (error) {
+      this.log?.error({ err: error }, "the cron triggers' next runs could not be materialised");
+    }
+    this.scheduled?.setTriggers(cron);
   }
 
   /**
-   * Has `worker` deliver the events of the metadata's triggers (set before init, so the first
+   * Has `worker` deliver the events of the metadata's event triggers and `scheduled` those of its
+   * cron triggers and one-off scheduled events (set before init, so the first
    * load reaches it); writes to their tables wake it at once when the change signal is up.
    */
-  attachEvents(worker: EventWorker): void {
+  attachEvents(worker: EventWorker, scheduled?: ScheduledWorker): void {
     this.events = worker;
+    this.scheduled = scheduled;
     this.signal?.attach({
       changed: (table) => {
         if (worker.captures(table)) worker.wake();
@@ -247,6 +262,7 @@ export class GraphqlRuntime {
           metadata,
           leaseMs: this.events?.leaseMs ?? DEFAULT_LEASE_MS,
           wake: () => this.events?.wake(),
+          wakeScheduled: () => this.scheduled?.wake(),
         }),
       clearActionLogs: async (actions) => {
         await this.db.query(sql`DELETE FROM hdb_catalog.hdb_action_log WHERE action_name = ANY(${actions}::text[])`);

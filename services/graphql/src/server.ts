@@ -4,6 +4,7 @@ import { type Database, type Logger, openDatabase, sql } from "@platform/core";
 import type { FastifyInstance } from "fastify";
 import type { GraphqlConfig } from "./config.js";
 import { resolveSession, resolveSessionWithExpiry } from "./engine/auth/session.js";
+import { ScheduledWorker } from "./engine/eventing/scheduled-worker.js";
 import { EventWorker } from "./engine/eventing/worker.js";
 import { AsyncActionWorker } from "./engine/executors/async-actions.js";
 import { RequestGuard } from "./engine/limits/guard.js";
@@ -115,18 +116,16 @@ export async function createGraphql(
       },
     }),
   );
-  const events = new EventWorker(
-    db,
-    {
-      httpPoolSize: config.eventsHttpPoolSize,
-      fetchIntervalMs: config.eventsFetchIntervalMs,
-      fetchBatchSize: config.eventsFetchBatchSize,
-      leaseMs: config.eventsLeaseSeconds * 1000,
-      env: config.environment,
-    },
-    logger,
-  );
-  runtime.attachEvents(events);
+  const workerOptions = {
+    httpPoolSize: config.eventsHttpPoolSize,
+    fetchIntervalMs: config.eventsFetchIntervalMs,
+    fetchBatchSize: config.eventsFetchBatchSize,
+    leaseMs: config.eventsLeaseSeconds * 1000,
+    env: config.environment,
+  };
+  const events = new EventWorker(db, workerOptions, logger);
+  const scheduled = new ScheduledWorker(db, workerOptions, logger);
+  runtime.attachEvents(events, scheduled);
   try {
     await runtime.init();
     if (config.migrationsDir) {
@@ -147,6 +146,7 @@ export async function createGraphql(
   });
   worker.start();
   events.start();
+  scheduled.start();
   const app = buildHttpApp(
     {
       resolveSession: (headers, body) => resolveSession({ headers, body }, config.auth),
@@ -188,7 +188,7 @@ export async function createGraphql(
       // Before the server closes: a delivery in flight may make its handler call this engine back,
       // and a connection kept alive after the server began closing holds the close until the
       // client lets it go (Fastify's keep-alive of 72 s).
-      await Promise.all([worker.stop(), events.stop()]);
+      await Promise.all([worker.stop(), events.stop(), scheduled.stop()]);
       await app.close();
       await closeDb();
     },

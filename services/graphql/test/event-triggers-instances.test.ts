@@ -4,7 +4,8 @@
  * listening connection. Every event is delivered once while two instances run; a handler slower
  * than the lease's first period is not called twice (the lease is renewed); an instance killed
  * (SIGKILL, a real process) in the middle of a delivery leaves its event to the other, which
- * delivers it once the lease is over.
+ * delivers it once the lease is over. The same for scheduled events: every cron run and one-off
+ * event delivered once by the two, a slow one called once.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { dirname, join } from "node:path";
@@ -129,6 +130,52 @@ postgres("event triggers delivered by two instances on PostgreSQL", () => {
     await until(async () => (await delivered("job_slow")) === 1, 20_000);
     expect(idsAt("/slow")).toHaveLength(1);
   }, 30_000);
+
+  it("delivers every cron run and one-off event once while both instances take them, a slow one once", async () => {
+    receiver.route("/tick", () => ({ status: 200, delayMs: 20 }));
+    receiver.route("/once", (r) => ({ status: 200, delayMs: (r.body.payload as { slow?: boolean } | null)?.slow ? 5000 : 20 }));
+    await admin(first, "/v1/metadata", {
+      type: "create_cron_trigger",
+      args: { name: "tick", webhook: "{{EVENT_RECEIVER}}/tick", schedule: "* * * * *", include_in_metadata: true },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    // 60 of its materialised runs fall due now; the next minute's runs stay out of the count.
+    await handle.db.query(sql`UPDATE hdb_catalog.hdb_cron_events e SET scheduled_time = now() - interval '1 second' - r.n * interval '1 millisecond'
+      FROM (SELECT id, row_number() OVER (ORDER BY scheduled_time) AS n FROM hdb_catalog.hdb_cron_events
+        WHERE trigger_name = 'tick' ORDER BY scheduled_time DESC LIMIT 60) r
+      WHERE e.id = r.id`);
+    const now = new Date().toISOString();
+    const created = await admin(second, "/v1/metadata", {
+      type: "bulk",
+      args: [
+        ...Array.from({ length: 60 }, (_, i) => ({
+          type: "create_scheduled_event",
+          args: { webhook: "{{EVENT_RECEIVER}}/once", schedule_at: now, payload: { n: i } },
+        })),
+        {
+          type: "create_scheduled_event",
+          args: { webhook: "{{EVENT_RECEIVER}}/once", schedule_at: now, payload: { slow: true }, retry_conf: { timeout_seconds: 10 } },
+        },
+      ],
+    });
+    expect(created.status).toBe(200);
+    const settled = async (table: string) => {
+      const { rows } = await handle.db.query<{ n: number }>({
+        text: `SELECT count(*)::int AS n FROM ${table} WHERE status = 'delivered'`,
+        values: [],
+      });
+      return rows[0]?.n ?? 0;
+    };
+    await until(async () => (await settled("hdb_catalog.hdb_cron_events")) === 60, 30_000);
+    await until(async () => (await settled("hdb_catalog.hdb_scheduled_events")) === 61, 30_000);
+    const cron = idsAt("/tick");
+    expect(cron).toHaveLength(60);
+    expect(new Set(cron).size).toBe(60);
+    const once = idsAt("/once");
+    expect(once).toHaveLength(61);
+    expect(new Set(once).size).toBe(61);
+    await admin(first, "/v1/metadata", { type: "delete_cron_trigger", args: { name: "tick" } });
+  }, 60_000);
 
   it("delivers the event of an instance killed in the middle of its delivery once its lease is over", async () => {
     let calls = 0;

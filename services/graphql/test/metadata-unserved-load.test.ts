@@ -129,7 +129,14 @@ describe("mergeActionsSdl", () => {
 });
 
 const REMOTE_SCHEMA = { name: "countries", definition: { url: "https://countries.test/graphql" } };
-const CRON = { name: "nightly", webhook: "https://example.test/cron", schedule: "0 0 * * *", include_in_metadata: true };
+/** Cron triggers are served, but not with a request transform. */
+const CRON = {
+  name: "nightly",
+  webhook: "https://example.test/cron",
+  schedule: "0 0 * * *",
+  include_in_metadata: true,
+  request_transform: { version: 2, template_engine: "Kriti", body: { action: "transform", template: "{{$body.payload}}" } },
+};
 const EVENT_TRIGGER = {
   name: "article_created",
   definition: { enable_manual: false, insert: { columns: "*" } },
@@ -273,7 +280,8 @@ describe("a metadata directory with unserved metadata", () => {
           {
             name: "cron_trigger hourly",
             type: "cron_trigger",
-            reason: "Inconsistent object: cron triggers are not supported by this engine yet; kept in metadata but not served",
+            reason:
+              "Inconsistent object: request and response transforms of cron triggers are not supported by this engine yet; kept in metadata but not served",
           },
         ]);
         // Errors in the metadata API's shape, with a 400.

@@ -54,6 +54,8 @@ export function readBackendConfig(env: Env) {
       /** The engine's GraphQL endpoint, which the handlers call as admin (as MetaGame's do). */
       graphqlUrl: custom("METAGAME_GRAPHQL_URL", (raw) => httpUrl(raw) ?? "http://127.0.0.1:8080/v1/graphql"),
       adminSecret: string(["HASURA_GRAPHQL_ADMIN_SECRET", "HASURA_GRAPHQL_ACCESS_KEY"]),
+      /** What the engine's cron deliveries carry (a header of each cron trigger); the cron targets refuse other callers. */
+      cronSecret: string("METAGAME_CRON_SECRET"),
       /** The database of the job queue: the engine's own, so every instance shares it. */
       databaseUrl: custom(["METAGAME_DATABASE_URL", "HASURA_GRAPHQL_DATABASE_URL", "DATABASE_URL"], postgresUrl),
       dataDir: string("METAGAME_DATA_DIR", "./data/metagame"),

@@ -1,5 +1,6 @@
 /** Event-trigger deliveries as the engine POSTs them (https://hasura.io/docs/2.0/event-triggers/payload/). */
 import { randomUUID } from "node:crypto";
+import { CRON_SECRET } from "./platform.js";
 
 export type Row = Record<string, unknown>;
 
@@ -38,15 +39,16 @@ export async function deliver(backendUrl: string, delivery: Delivery): Promise<{
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-/** A cron trigger's delivery to `path` under ACTION_BASE_ENDPOINT. */
+/** A cron trigger's delivery to `path` under ACTION_BASE_ENDPOINT, with the cron secret header (unless `secret` is null). */
 export async function deliverCron(
   backendUrl: string,
   path: string,
   name: string,
+  secret: string | null = CRON_SECRET,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(`${backendUrl}/actions/${path}`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...(secret === null ? {} : { "x-metagame-cron-secret": secret }) },
     body: JSON.stringify({ scheduled_time: new Date().toISOString(), payload: {}, name, id: randomUUID(), comment: null }),
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };

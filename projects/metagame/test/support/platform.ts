@@ -10,6 +10,8 @@ import { metagameEngineEnv } from "../../backend/src/project.js";
 import { type RunningBackend, startBackend } from "../../backend/src/server.js";
 
 export const ADMIN_SECRET = "metagame-test-admin-secret";
+/** What the engine's cron deliveries carry and the backend's cron targets check. */
+export const CRON_SECRET = "metagame-test-cron-secret";
 
 export interface GraphqlAnswer<T = Record<string, unknown>> {
   status: number;
@@ -54,6 +56,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Test
       METAGAME_BACKEND_PORT: "0",
       METAGAME_GRAPHQL_URL: `${engineUrl}/v1/graphql`,
       HASURA_GRAPHQL_ADMIN_SECRET: ADMIN_SECRET,
+      METAGAME_CRON_SECRET: CRON_SECRET,
       ...options.backendEnv,
     }),
     logger.child({ service: "metagame-backend" }),
@@ -68,6 +71,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Test
       HASURA_GRAPHQL_ADMIN_SECRET: ADMIN_SECRET,
       HASURA_GRAPHQL_ENABLE_CONSOLE: "false",
       HASURA_GRAPHQL_METADATA_POLL_INTERVAL_MS: "60000",
+      METAGAME_CRON_SECRET: CRON_SECRET,
       ...metagameEngineEnv(backend.url, { webhook: options.webhook !== false }),
       ...options.engineEnv,
     });

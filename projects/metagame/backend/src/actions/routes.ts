@@ -6,6 +6,8 @@
  */
 import type { FastifyInstance } from "fastify";
 import type { BackendDeps } from "../app.js";
+import { roleOf, sessionVariables } from "../session.js";
+import { checkCronCaller } from "../triggers/cron-caller.js";
 import { authenticateDiscordGuild } from "./guild/discord-auth.js";
 import { type GuildInfoInput, guildInfoInput, guildLayoutInput, saveGuildInformation, saveGuildLayout } from "./guild/save-guild.js";
 import { checkExpiredQuery, expiryDays, queueExpiredProfiles } from "./idx-cache/check-expired.js";
@@ -55,10 +57,15 @@ export async function registerActions(app: FastifyInstance, deps: BackendDeps): 
   app.post<Payload<{ playerId?: string | null }>>("/actions/idxCache/updateSingle", { schema: actionBody(updateSingleInput) }, (request) =>
     updateSingleProfile(deps, sessionOf(request.body), request.body.input.playerId),
   );
-  // Called as an action (admin only) and by the daily cron trigger, whose body is the cron event.
-  app.post<{ Querystring: { invalidate_after_days?: string } }>(
+  // Called as an action (updateExpiredIDXProfiles, admin only: the engine calls it with the admin's
+  // session) and by the daily cron trigger, whose body is the cron event and which carries the cron secret.
+  app.post<{ Querystring: { invalidate_after_days?: string }; Body: { session_variables?: unknown } | null }>(
     "/actions/idxCache/checkExpired",
     { schema: checkExpiredQuery },
-    (request) => queueExpiredProfiles(deps, expiryDays(request.query.invalidate_after_days)),
+    (request) => {
+      const session = request.body?.session_variables;
+      if (session === undefined || roleOf(sessionVariables(session)) !== "admin") checkCronCaller(request.headers, deps.config.cronSecret);
+      return queueExpiredProfiles(deps, expiryDays(request.query.invalidate_after_days));
+    },
   );
 }

@@ -3,9 +3,9 @@
  * dispatched on `trigger.name` as MetaGame's packages/backend/src/handlers/triggers/handler.ts
  * does: 403 unless the event's session role is `admin` — so a change made outside the engine
  * (null session) or by a player is refused, as in MetaGame — then 404 for a name it does not
- * handle. Also the two cron targets under ACTION_BASE_ENDPOINT of metadata/cron_triggers.yaml;
- * like MetaGame's they take the cron payload and check no caller (the backend is reached only
- * by the engine).
+ * handle. Also the two cron targets under ACTION_BASE_ENDPOINT of metadata/cron_triggers.yaml:
+ * they take the cron payload, from a caller with the cron secret (cron-caller.ts; MetaGame's
+ * check no caller).
  */
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { BackendDeps } from "../app.js";
@@ -14,6 +14,7 @@ import { errors } from "../errors.js";
 import { discordApi } from "../remote/discord-rest.js";
 import { ProviderError } from "../remote/http-json.js";
 import { roleOf, sessionVariables } from "../session.js";
+import { checkCronCaller } from "./cron-caller.js";
 import { playerRankUpdated, playerRoleChanged } from "./discord-roles.js";
 import { guildFromRow, syncAllGuilds, syncGuildMembers } from "./guild-members.js";
 import { type EventPayload, eventPayloadSchema, type TriggerContext, type TriggerOutcome } from "./payload.js";
@@ -69,11 +70,13 @@ export async function registerTriggers(app: FastifyInstance, deps: BackendDeps):
     return reported(() => handler(request.body, contextOf(log)));
   });
 
-  app.post("/actions/migrateSourceCredAccounts", { schema: { body: cronBodySchema } }, async (request) =>
-    reported(() => migrateSourceCredAccounts(contextOf(request.log))),
-  );
+  app.post("/actions/migrateSourceCredAccounts", { schema: { body: cronBodySchema } }, async (request) => {
+    checkCronCaller(request.headers, deps.config.cronSecret);
+    return reported(() => migrateSourceCredAccounts(contextOf(request.log)));
+  });
 
   app.post("/actions/syncAllGuildDiscordMembers", { schema: { body: cronBodySchema } }, async (request) => {
+    checkCronCaller(request.headers, deps.config.cronSecret);
     const guilds = await reported(() => syncAllGuilds(contextOf(request.log)));
     return { message: `${guilds.length} guild(s) synced from Discord`, guilds };
   });

@@ -13,6 +13,7 @@ import { argsObject, type Json, optionalBoolean, parseFailed, requireKey, requir
 import { ARGS } from "../metadata/edit.js";
 import type { Metadata } from "../metadata/types.js";
 import { cleanEvents } from "./cleanup.js";
+import { runScheduledCommand, SCHEDULED_COMMANDS } from "./scheduled-api.js";
 import { eventTriggersOf } from "./triggers.js";
 
 export const EVENT_DATA_COMMANDS = new Set([
@@ -24,6 +25,7 @@ export const EVENT_DATA_COMMANDS = new Set([
   "pg_get_event_invocation_logs",
   "pg_get_event_by_id",
   "pg_trigger_event_trigger_cleanup",
+  ...SCHEDULED_COMMANDS,
 ]);
 
 export interface EventDataContext {
@@ -33,6 +35,8 @@ export interface EventDataContext {
   leaseMs: number;
   /** Tells this instance's worker an event is due now. */
   wake(): void;
+  /** Tells this instance's scheduled events worker an event may be due now. */
+  wakeScheduled?(): void;
 }
 
 const EVENT_COLUMNS = `id, schema_name, table_name, trigger_name, payload, delivered, error, tries,
@@ -165,6 +169,7 @@ async function cleanupNow(ctx: EventDataContext, args: Json): Promise<unknown> {
 /** Runs one of {@link EVENT_DATA_COMMANDS}. */
 export function runEventDataCommand(type: string, raw: unknown, ctx: EventDataContext): Promise<unknown> {
   const args = argsObject(raw, ARGS);
+  if (SCHEDULED_COMMANDS.has(type)) return runScheduledCommand(type, args, ctx);
   switch (type) {
     case "pg_invoke_event_trigger":
     case "invoke_event_trigger":

@@ -8,6 +8,7 @@
  * database Hasura prepared keeps its events.
  */
 import { type Queryable, sql } from "@platform/core";
+import { initScheduledCatalog } from "./scheduled-catalog.js";
 
 export async function initEventCatalog(tx: Queryable): Promise<void> {
   await tx.exec(`
@@ -48,6 +49,7 @@ export async function initEventCatalog(tx: Queryable): Promise<void> {
       UNIQUE (trigger_name, scheduled_at)
     );
   `);
+  await initScheduledCatalog(tx);
   await tx.query(sql`
     CREATE OR REPLACE FUNCTION hdb_catalog.insert_event_log(schema_name text, table_name text, trigger_name text, op text, row_data json)
     RETURNS text LANGUAGE plpgsql AS $fn$

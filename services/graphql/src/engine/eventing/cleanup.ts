@@ -86,6 +86,7 @@ export class CleanupScheduler {
   }
 
   start(): void {
+    if (this.timer) return;
     this.timer = setInterval(() => void this.tick(), TICK_MS);
     this.timer.unref();
     void this.tick();

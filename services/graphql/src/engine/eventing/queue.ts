@@ -8,6 +8,7 @@
  * Each attempt's invocation log is written in the transaction that records the event's state.
  */
 import type { Database } from "@platform/core";
+import type { Invocation, Outcome } from "./webhook.js";
 
 export interface QueuedEvent {
   id: string;
@@ -58,14 +59,6 @@ export async function releaseEvents(db: Database, ids: readonly string[]): Promi
   });
   return rowCount ?? 0;
 }
-
-export interface Invocation {
-  status: number | null;
-  request: unknown;
-  response: unknown;
-}
-
-export type Outcome = { kind: "delivered" } | { kind: "retry"; afterMs: number } | { kind: "error" };
 
 export interface Recorded {
   event: QueuedEvent;

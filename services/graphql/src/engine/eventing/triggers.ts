@@ -6,6 +6,7 @@
  */
 import type { Metadata, QualifiedTable } from "../metadata/types.js";
 import { hasTransform } from "../metadata/unserved.js";
+import { type HeaderConf, parseHeaders } from "./webhook.js";
 
 export type Op = "INSERT" | "UPDATE" | "DELETE";
 
@@ -17,12 +18,6 @@ export interface OpSpec {
   columns: Columns;
   /** The columns the payload's `old` and `new` carry. */
   payload: Columns;
-}
-
-export interface HeaderConf {
-  name: string;
-  value?: string;
-  valueFromEnv?: string;
 }
 
 export interface RetryConf {
@@ -75,15 +70,6 @@ function cleanup(value: unknown): CleanupConfig | undefined {
   };
 }
 
-function headers(value: unknown): HeaderConf[] {
-  if (!Array.isArray(value)) return [];
-  return value.filter(isObject).map((h) => ({
-    name: String(h.name ?? ""),
-    ...(typeof h.value === "string" ? { value: h.value } : {}),
-    ...(typeof h.value_from_env === "string" ? { valueFromEnv: h.value_from_env } : {}),
-  }));
-}
-
 export function parseTrigger(table: QualifiedTable, conf: Json): EventTrigger {
   const definition = isObject(conf.definition) ? conf.definition : {};
   const ops: Partial<Record<Op, OpSpec>> = {};
@@ -99,7 +85,7 @@ export function parseTrigger(table: QualifiedTable, conf: Json): EventTrigger {
     ops,
     enableManual: definition.enable_manual === true,
     webhook: typeof conf.webhook_from_env === "string" ? { fromEnv: conf.webhook_from_env } : { url: String(conf.webhook ?? "") },
-    headers: headers(conf.headers),
+    headers: parseHeaders(conf.headers),
     retry: {
       numRetries: number(retry.num_retries, 0),
       intervalSec: number(retry.interval_sec, 10),

@@ -98,6 +98,7 @@ const ARGS_OPTIONAL = new Set([
   "get_inconsistent_metadata",
   "drop_inconsistent_metadata",
   "remove_api_limits",
+  "get_cron_triggers",
 ]);
 const BACKEND_PREFIXES: Record<string, string> = {
   pg: "postgres",

@@ -37,7 +37,7 @@ import {
 } from "./tables.js";
 import { trackTables, untrackTables } from "./track-tables.js";
 import { DEFAULT_SOURCE, type Metadata } from "./types.js";
-import { dropUnserved, tableList, unservedInconsistencies } from "./unserved.js";
+import { dropUnserved, tableList, topList, unservedInconsistencies, withTopList } from "./unserved.js";
 import { UNSERVED_GLOBAL_OPERATIONS, UNSERVED_SOURCE_OPERATIONS } from "./unserved-operations.js";
 
 export type { Operation, OperationResult } from "./edit.js";
@@ -50,10 +50,18 @@ export interface OperationSpec {
   prepare?: (metadata: Metadata, args: unknown, remotes: RemoteSchemaAccess) => Promise<void>;
 }
 
-/** Metadata as export_metadata sends it: without the keys that are ours, not Hasura's. */
+/**
+ * Metadata as export_metadata sends it: without the keys that are ours, not Hasura's, and
+ * without the cron triggers created with `include_in_metadata: false`.
+ */
 export function exportMetadata(metadata: Metadata): Metadata {
   const { actions_graphql: _sdl, ...rest } = metadata;
-  return rest as Metadata;
+  if (rest.cron_triggers === undefined) return rest as Metadata;
+  return withTopList(
+    rest as Metadata,
+    "cron_triggers",
+    topList(metadata, "cron_triggers").filter((t) => t.include_in_metadata !== false),
+  );
 }
 
 function consistencyReport(
@@ -79,7 +87,14 @@ function replacement(current: Metadata, args: unknown): { metadata: Metadata; wr
   if (metadata.actions_graphql === undefined && current.actions_graphql !== undefined && metadata.actions !== undefined) {
     metadata.actions_graphql = current.actions_graphql;
   }
-  return { metadata, wrapped, allowInconsistent };
+  // Cron triggers kept out of export_metadata (`include_in_metadata: false`) stay, unless replaced by name (Hasura's runReplaceMetadataV2).
+  const named = new Set(topList(metadata, "cron_triggers").map((t) => t.name));
+  const kept = topList(current, "cron_triggers").filter((t) => t.include_in_metadata === false && !named.has(t.name));
+  return {
+    metadata: kept.length > 0 ? withTopList(metadata, "cron_triggers", [...topList(metadata, "cron_triggers"), ...kept]) : metadata,
+    wrapped,
+    allowInconsistent,
+  };
 }
 
 /** Remote schemas that cannot be fetched, or conflict, are inconsistent objects as Hasura reports them. */

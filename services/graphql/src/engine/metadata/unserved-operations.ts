@@ -3,6 +3,7 @@
  * Hasura's command name. Source commands answer to their `pg_` name and the legacy bare one.
  */
 import type { Operation } from "./edit.js";
+import { createCronTrigger, createEventTrigger, deleteCronTrigger, deleteEventTrigger, getCronTriggers } from "./trigger-commands.js";
 import {
   createAction,
   createActionPermission,
@@ -30,7 +31,6 @@ import {
   dropRemoteSchemaPermissions,
   updateRemoteRelationship,
 } from "./unserved-remote.js";
-import { createCronTrigger, createEventTrigger, deleteCronTrigger, deleteEventTrigger } from "./unserved-triggers.js";
 
 const change = (run: Operation) => ({ run, modifies: true });
 
@@ -45,6 +45,7 @@ export const UNSERVED_GLOBAL_OPERATIONS: Record<string, { run: Operation; modifi
   drop_remote_schema_permissions: change(dropRemoteSchemaPermissions),
   create_cron_trigger: change(createCronTrigger),
   delete_cron_trigger: change(deleteCronTrigger),
+  get_cron_triggers: { run: getCronTriggers, modifies: false },
   create_query_collection: change(createQueryCollection),
   drop_query_collection: change(dropQueryCollection),
   add_query_to_collection: change(addQueryToCollection),

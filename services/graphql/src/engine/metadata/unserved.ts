@@ -1,7 +1,8 @@
 /**
  * Metadata this engine keeps but does not serve yet: remote relationships other than a table's to
- * a remote schema (remote/relationships.ts serves those),
- * event triggers, cron triggers, inherited roles and REST endpoints. They are stored and
+ * a remote schema (remote/relationships.ts serves those), event triggers and cron triggers with
+ * request or response transforms (those without are served, eventing/), inherited roles and REST
+ * endpoints. They are stored and
  * exported as given (replace_metadata, a metadata directory, or the commands in the
  * unserved-*.ts files) and each one is reported as an inconsistent object, with the `type` and
  * `name` Hasura gives it (`moiTypeName` / `moiName` in Hasura's
@@ -17,6 +18,7 @@
  * allow list change nothing unless HASURA_GRAPHQL_ENABLE_ALLOWLIST is set.
  */
 
+import { scheduleProblem } from "../eventing/cron.js";
 import { remoteRelationshipDefinition, toRemoteSchema } from "../remote/relationships.js";
 import { isObject, type Json, tableLabel } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
@@ -39,7 +41,7 @@ const TABLE_LISTS = [
   { key: "event_triggers", type: "event_trigger", what: "event triggers" },
 ] as const;
 
-/** An event trigger with a request or response transform (not applied by this engine yet: not served). */
+/** An event or cron trigger with a request or response transform (not applied by this engine yet: not served). */
 export const hasTransform = (trigger: Json): boolean =>
   (trigger.request_transform !== undefined && trigger.request_transform !== null) ||
   (trigger.response_transform !== undefined && trigger.response_transform !== null);
@@ -103,6 +105,14 @@ function actionProblem(entry: Json, metadata: Metadata, catalog: CatalogView | u
   return null;
 }
 
+/** Why a cron trigger is not served (a transform, or a schedule that is not a cron expression), or null. */
+function cronProblem(entry: Json): string | null {
+  if (hasTransform(entry)) return notServed("request and response transforms of cron triggers");
+  const schedule = typeof entry.schedule === "string" ? entry.schedule : "";
+  const problem = scheduleProblem(schedule);
+  return problem === null ? null : `Inconsistent object: invalid cron expression "${schedule}": ${problem}`;
+}
+
 /** A remote schema's relationships to other remote schemas, named as Hasura's moiName names them. */
 function remoteSchemaParts(metadata: Metadata): InconsistentObject[] {
   const found: InconsistentObject[] = [];
@@ -126,7 +136,12 @@ export function unservedInconsistencies(metadata: Metadata, catalog?: CatalogVie
   const problems = typeProblems(metadata, catalog);
   for (const { key, type, what } of TOP_LISTS) {
     for (const entry of topList(metadata, key)) {
-      const reason = type === "action" ? actionProblem(entry, metadata, catalog, problems) : notServed(what);
+      const reason =
+        type === "action"
+          ? actionProblem(entry, metadata, catalog, problems)
+          : type === "cron_trigger"
+            ? cronProblem(entry)
+            : notServed(what);
       if (reason !== null) found.push({ definition: topDefinition(type, entry), name: topName(type, entry), reason, type });
     }
   }
@@ -168,7 +183,12 @@ export function dropUnserved(metadata: Metadata, catalog: CatalogView): Metadata
   const problems = typeProblems(metadata, catalog);
   for (const { key, type } of TOP_LISTS) {
     if (next[key] === undefined) continue;
-    const kept = type === "action" ? topList(next, key).filter((a) => actionProblem(a, metadata, catalog, problems) === null) : [];
+    const kept =
+      type === "action"
+        ? topList(next, key).filter((a) => actionProblem(a, metadata, catalog, problems) === null)
+        : type === "cron_trigger"
+          ? topList(next, key).filter((t) => cronProblem(t) === null)
+          : [];
     next = withTopList(next, key, kept);
   }
   // Remote schemas stay (their own inconsistencies are dropped apart); their relationships to other remote schemas go.

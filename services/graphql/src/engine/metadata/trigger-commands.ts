@@ -1,9 +1,9 @@
 /**
  * Event trigger and cron trigger commands, with Hasura's argument shapes and errors
  * (server/src-lib/Hasura/RQL/DDL/EventTrigger.hs, server/src-lib/Hasura/RQL/DDL/ScheduledTrigger.hs
- * and CreateCronTrigger's parser in server/src-lib/Hasura/RQL/Types/ScheduledTrigger.hs). The
- * engine delivers no events yet: the commands only edit the stored metadata (no SQL trigger is
- * created), and unserved.ts reports what they store.
+ * and CreateCronTrigger's parser in server/src-lib/Hasura/RQL/Types/ScheduledTrigger.hs). They
+ * edit the stored metadata; the runtime then installs the capture of event triggers
+ * (eventing/capture.ts) and materialises the runs of cron triggers (eventing/cron.ts).
  */
 import {
   cronTriggerExists,
@@ -13,6 +13,7 @@ import {
   triggerColumnNotFound,
   triggerTableChanged,
 } from "../errors/index.js";
+import { DEFAULT_SCHEDULED_RETRY, retryConfJson, scheduleProblem } from "../eventing/cron.js";
 import {
   argsObject,
   asArray,
@@ -159,15 +160,33 @@ const CRON_KEYS = [
   "response_transform",
 ] as const;
 
+/** A scheduled trigger's `retry_conf` (RetryConfST): non-negative numbers, each optional. */
+export function checkScheduledRetryConf(args: Json): void {
+  if (!given(args.retry_conf)) return;
+  const path = at(ARGS, "retry_conf");
+  const conf = argsObject(args.retry_conf, path);
+  for (const key of Object.keys(DEFAULT_SCHEDULED_RETRY)) {
+    const value = conf[key];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0)
+      throw parseFailed(`${key} must be a non-negative number`, at(path, key));
+  }
+}
+
+const isDefaultRetry = (conf: unknown) => JSON.stringify(retryConfJson(conf)) === JSON.stringify(DEFAULT_SCHEDULED_RETRY);
+
 /** create_cron_trigger: adds a cron trigger, or with `replace` replaces an existing one. */
 export const createCronTrigger: Operation = (metadata, raw) => {
   const args = argsObject(raw, ARGS);
   const name = requireString(args, "name", ARGS);
-  requireKey(args, "webhook", ARGS);
-  requireString(args, "schedule", ARGS);
+  requireString(args, "webhook", ARGS);
+  const schedule = requireString(args, "schedule", ARGS);
+  const problem = scheduleProblem(schedule);
+  if (problem !== null) throw parseFailed(`invalid cron expression "${schedule}": ${problem}`, at(ARGS, "schedule"));
   requireKey(args, "include_in_metadata", ARGS);
   optionalBoolean(args, "include_in_metadata", ARGS);
   if (given(args.headers)) asArray(args.headers, at(ARGS, "headers"));
+  checkScheduledRetryConf(args);
   const replace = optionalBoolean(args, "replace", ARGS) ?? false;
   const triggers = topList(metadata, "cron_triggers");
   const exists = triggers.some((t) => t.name === name);
@@ -175,11 +194,26 @@ export const createCronTrigger: Operation = (metadata, raw) => {
   if (!replace && exists) throw cronTriggerExists(name);
   const trigger: Json = {};
   for (const key of CRON_KEYS) if (given(args[key])) trigger[key] = args[key];
+  // Metadata leaves out the default retry_conf, as Hasura's export does.
+  if (trigger.retry_conf !== undefined && isDefaultRetry(trigger.retry_conf)) delete trigger.retry_conf;
   return success(
     withTopList(metadata, "cron_triggers", exists ? triggers.map((t) => (t.name === name ? trigger : t)) : [...triggers, trigger]),
   );
 };
 
+/**
+ * get_cron_triggers: every cron trigger, those left out of export_metadata too, as Hasura's
+ * CronTriggerMetadata writes them (headers and retry_conf always, with their defaults).
+ */
+export const getCronTriggers: Operation = (metadata) => ({
+  metadata,
+  result: {
+    cron_triggers: topList(metadata, "cron_triggers").map((t) => {
+      const { retry_conf, headers, ...rest } = t;
+      return { ...rest, retry_conf: retryConfJson(retry_conf), headers: Array.isArray(headers) ? headers : [] };
+    }),
+  },
+});
 export const deleteCronTrigger: Operation = (metadata, raw) => {
   const name = requireString(argsObject(raw, ARGS), "name", ARGS);
   const triggers = topList(metadata, "cron_triggers");
