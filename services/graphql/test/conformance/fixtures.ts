@@ -71,7 +71,10 @@ export interface ClassPlan {
    * remote-schemas-server.ts), `remoteRelationships` (test_remote_relationships.py's graphql_service,
    * GRAPHQL_SERVICE_HANDLER, remote-relationships-server.ts), `remoteSchemaPerms`
    * (test_remote_schema_permissions.py's three Node remotes, GRAPHQL_SERVICE_1..3,
-   * remote-schema-perms-server.ts). The first two also put the engine on a real listener.
+   * remote-schema-perms-server.ts), `eventsWebhook` (conftest.py's evts_webhook or
+   * scheduled_triggers_evts_webhook, events-webhook.ts: the variable named here gets its URL,
+   * EVENT_WEBHOOK_HANDLER or SCHEDULED_TRIGGERS_WEBHOOK_DOMAIN). The first two also put the engine
+   * on a real listener.
    */
   helpers?: {
     actionsWebhook?: boolean;
@@ -79,6 +82,7 @@ export interface ClassPlan {
     remoteSchemas?: boolean;
     remoteRelationships?: boolean;
     remoteSchemaPerms?: boolean;
+    eventsWebhook?: "EVENT_WEBHOOK_HANDLER" | "SCHEDULED_TRIGGERS_WEBHOOK_DOMAIN";
   };
   /** Engine settings for this class over the runner's defaults (service.ts). */
   env?: Record<string, string>;

@@ -8,6 +8,7 @@
 
 import { type RemoteSchemaServer, startActionsRemoteJoinSchema } from "./actions-remote-schema.js";
 import { type ActionsWebhookServer, startActionsWebhook } from "./actions-webhook.js";
+import { type EventsWebhookServer, startEventsWebhook } from "./events-webhook.js";
 import type { ClassPlan, TestPlan } from "./fixtures.js";
 import { loadFixture, readFixtureText, shortName } from "./fixtures.js";
 import { InlineFailure, inlineContext } from "./inline.js";
@@ -80,6 +81,8 @@ async function loadBodies(cls: ClassPlan): Promise<Partial<Record<SetupName, unk
 
 /** The `postgis` fixture, or a setup that uses PostGIS: create the extensions, else cut PostGIS out. */
 async function preparePostgis(cls: ClassPlan, state: ClassState): Promise<void> {
+  // A class of mode "none" applies none of its folder's state files (an inline setup, if any, is its own).
+  if (cls.mode === "none" && !cls.postgis) return;
   const text = JSON.stringify(state.bodies);
   if (!cls.postgis && !mentionsPostgis(text)) return;
   const sql = "CREATE EXTENSION IF NOT EXISTS postgis; CREATE EXTENSION IF NOT EXISTS postgis_topology;";
@@ -193,6 +196,7 @@ interface Helpers {
   gqlServer?: GqlServer;
   permsServers?: Record<string, RemoteSchemaServer>;
   remoteRelationships?: RemoteRelationshipsServer;
+  events?: EventsWebhookServer;
   /** The variables pointing at them: the engine's environment gets them, and so does process.env. */
   env: Record<string, string>;
   /** process.env before the class set its variables, to put back afterwards. */
@@ -216,6 +220,7 @@ async function startHelpers(cls: ClassPlan): Promise<Helpers> {
       await helpers.gqlServer?.close();
       await Promise.all(Object.values(helpers.permsServers ?? {}).map((s) => s.close()));
       await helpers.remoteRelationships?.close();
+      await helpers.events?.close();
       for (const [name, value] of Object.entries(helpers.savedEnv)) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
@@ -248,6 +253,11 @@ async function startHelpers(cls: ClassPlan): Promise<Helpers> {
       helpers.webhook = await startActionsWebhook();
       setEnv(helpers, "ACTION_WEBHOOK_HANDLER", helpers.webhook.url);
     }
+    // conftest.py's evts_webhook / scheduled_triggers_evts_webhook: the events receiver.
+    if (cls.helpers?.eventsWebhook) {
+      helpers.events = await startEventsWebhook();
+      setEnv(helpers, cls.helpers.eventsWebhook, helpers.events.url);
+    }
   } catch (error) {
     await helpers.close();
     throw error;
@@ -258,6 +268,13 @@ async function startHelpers(cls: ClassPlan): Promise<Helpers> {
 export async function runClass(cls: ClassPlan, timeoutMs = CLASS_TIMEOUT_MS): Promise<ClassRun> {
   const results: CaseResult[] = [];
   const warnings: string[] = [];
+  // A class whose every test is skipped (another backend's, say) starts no helper and no engine.
+  if (cls.tests.length > 0 && cls.tests.every((t) => t.skip)) {
+    for (const t of cls.tests)
+      for (const transport of TRANSPORTS.filter((x) => t.transports.includes(x) || (x === "http" && t.transports.length === 0)))
+        results.push(skipped({ folder: cls.folder, className: cls.name, test: testName(t, transport), file: t.file }, t.skip ?? ""));
+    return { results, warnings };
+  }
   let service: Service;
   let helpers: Helpers | undefined;
   try {

@@ -62,7 +62,8 @@ export function totals(folders: FolderSummary[], results: CaseResult[]) {
 function failureLine(r: CaseResult): string {
   const step = r.steps && r.steps > 1 ? ` [step ${r.step}/${r.steps}]` : "";
   const status = r.expectedStatus !== undefined ? ` status ${r.expectedStatus}→${r.actualStatus ?? "-"}` : "";
-  const name = r.file ? shortName(r.file) : r.test;
+  // An inline test is named by its class too: several classes of a folder may have a `test_basic`.
+  const name = r.file ? shortName(r.file) : `${r.className}.${r.test}`;
   const head = `  ✗ ${r.folder.replace(/^queries\//, "")}/${name}${step}${status}`;
   const expectedMessage = firstErrorMessage(r.expected);
   const actualMessage = firstErrorMessage(r.actual);

@@ -5,18 +5,22 @@
  * the subscriptions folders run test_subscriptions.py's bodies (subscriptions-plan.ts).
  * The folders of manifest.json come first, then the Actions area (actions-plan.ts; `-- actions`
  * runs only it), the remote schemas area (remote-schemas-plan.ts; `-- remote_schemas`) and the remote
- * relationships area (remote-relationships-plan.ts; `-- remote_relationships`). FILTERs are substrings matched against folder or case-file paths, or test names. Environment:
+ * relationships area (remote-relationships-plan.ts; `-- remote_relationships`), the event triggers area
+ * (events-plan.ts; `-- event_triggers`) and the scheduled triggers area (scheduled-plan.ts;
+ * `-- scheduled_triggers`). FILTERs are substrings matched against folder or case-file paths, or test names. Environment:
  * CONFORMANCE_DATABASE_URL / TEST_DATABASE_URL (PostgreSQL server; a fresh database per class),
  * HASURA_CONFORMANCE_DIR, CONFORMANCE_REQUEST_TIMEOUT_MS (30 s), CONFORMANCE_CLASS_TIMEOUT_MS (300 s),
  * CONFORMANCE_FOLDER_TIMEOUT_MS (600 s).
  */
 import { fileURLToPath } from "node:url";
 import { loadActionsPlan } from "./actions-plan.js";
+import { loadEventsPlan } from "./events-plan.js";
 import { FIXTURE_ROOT, type FolderPlan, loadPlan } from "./fixtures.js";
 import { CLASS_TIMEOUT_MS, runClass } from "./harness.js";
 import { loadRemoteRelationshipsPlan } from "./remote-relationships-plan.js";
 import { loadRemoteSchemasPlan } from "./remote-schemas-plan.js";
 import { type FolderSummary, printReport, summarise, writeResults } from "./report.js";
+import { loadScheduledPlan } from "./scheduled-plan.js";
 import { SERVER_URL } from "./service.js";
 import { subscriptionFolders } from "./subscriptions-plan.js";
 import { type CaseResult, failed, skipped } from "./types.js";
@@ -66,6 +70,8 @@ async function main(): Promise<void> {
     ...loadActionsPlan(),
     ...loadRemoteSchemasPlan(),
     ...loadRemoteRelationshipsPlan(),
+    ...loadEventsPlan(),
+    ...loadScheduledPlan(),
   ]) {
     const folderStarted = Date.now();
     const { results, warnings } = await runFolder(folder, filters);

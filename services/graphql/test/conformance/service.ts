@@ -6,7 +6,7 @@
  * listener (127.0.0.1, a free port): `url`.
  */
 import { randomBytes } from "node:crypto";
-import { createLogger } from "@platform/core";
+import { createLogger, type Database } from "@platform/core";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import { readGraphqlConfig } from "../../src/config.js";
@@ -30,6 +30,8 @@ export interface Service {
   url?: string;
   /** The engine's admin secret (tests-py's hge_key), when the class runs with one. */
   adminSecret?: string;
+  /** The engine's own database (PGlite, or the class's database on the server): tests-py's metadata_schema_url. */
+  db: Database;
   close(): Promise<void>;
 }
 
@@ -131,6 +133,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       withTimeout(inject(service.app, path, payload, withSecret(path, headers)), REQUEST_TIMEOUT_MS, `POST ${path}`),
     ...(url ? { url } : {}),
     ...(adminSecret ? { adminSecret } : {}),
+    db: service.runtime.db,
     async close() {
       await withTimeout(service.close(), 10_000, "service close").catch(() => {});
       await withTimeout(database.drop(), 20_000, "drop database").catch(() => {});
