@@ -14,6 +14,7 @@ import type { Dependencies } from "./engine/compiler/context.js";
 import type { HasuraError } from "./engine/errors/index.js";
 import { runEventDataCommand } from "./engine/eventing/api.js";
 import { syncCapture } from "./engine/eventing/capture.js";
+import { dropEventCatalog } from "./engine/eventing/catalog.js";
 import { cronTriggersOf, syncCronEvents } from "./engine/eventing/cron.js";
 import type { ScheduledWorker } from "./engine/eventing/scheduled-worker.js";
 import { eventTriggersOf } from "./engine/eventing/triggers.js";
@@ -23,7 +24,7 @@ import { StatementCounter } from "./engine/executors/statement-counter.js";
 import { type RequestContext, RequestGuard } from "./engine/limits/guard.js";
 import { type MetadataContext, type MetadataEndpoint, runMetadataRequest } from "./engine/metadata/api.js";
 import { catalogViewOf } from "./engine/metadata/catalog-view.js";
-import { insertRows } from "./engine/metadata/dml.js";
+import { runLegacyDml } from "./engine/metadata/dml.js";
 import { allInconsistencies, logNewInconsistencies } from "./engine/metadata/inconsistency-log.js";
 import { MetadataStore, type MetadataStoreOptions } from "./engine/metadata/store.js";
 import { DEFAULT_SOURCE, type Metadata } from "./engine/metadata/types.js";
@@ -247,14 +248,15 @@ export class GraphqlRuntime {
     return this.guard.batchError(session, size);
   }
 
-  admin(endpoint: MetadataEndpoint, body: unknown): Promise<unknown> {
+  /** A metadata or schema API request; `session` (the admin's session variables) is recorded by legacy data operations. */
+  admin(endpoint: MetadataEndpoint, body: unknown, session: Record<string, string> = { "x-hasura-role": "admin" }): Promise<unknown> {
     const ctx: MetadataContext = {
       store: this.store,
       remoteSchemas: this.remotes.access(() => this.engine.model, this.options.remoteSchemaPermissions === true),
       catalog: async () => catalogViewOf(await introspect(this.db)),
       runSql: (args, check) =>
         runSql(this.runner, args, check ? { beforeCommit: async (tx) => check(catalogViewOf(await introspect(tx))) } : {}),
-      insertRows: (table, objects) => insertRows(this.db, table, objects),
+      legacyDml: (type, table, args, path) => runLegacyDml(this.db, type, table, args, path, session),
       onMetadataChanged: (metadata, version) => this.rebuild(metadata, version, true),
       eventData: (type, args, metadata) =>
         runEventDataCommand(type, args, {
@@ -264,6 +266,7 @@ export class GraphqlRuntime {
           wake: () => this.events?.wake(),
           wakeScheduled: () => this.scheduled?.wake(),
         }),
+      clearEventCatalog: () => dropEventCatalog(this.db),
       clearActionLogs: async (actions) => {
         await this.db.query(sql`DELETE FROM hdb_catalog.hdb_action_log WHERE action_name = ANY(${actions}::text[])`);
       },

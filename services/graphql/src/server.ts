@@ -152,7 +152,7 @@ export async function createGraphql(
       resolveSession: (headers, body) => resolveSession({ headers, body }, config.auth),
       execute: (request, session, context) => runtime.execute(request, session, context),
       batchError: (session, size) => runtime.batchError(session, size),
-      admin: (endpoint, body) => runtime.admin(endpoint, body),
+      admin: (endpoint, body, session) => runtime.admin(endpoint, body, session),
       health: async () => {
         await db.query(sql`SELECT 1`);
         return "OK";

@@ -5,7 +5,7 @@
  * yardstick:
  *
  * 1. the migrations are applied and the metadata is served as in the checkout mode (only the
- *    triggers reported, 8 actions, the remote schema, 6 remote relationships, every table);
+ *    nothing reported, 8 actions, the remote schema, 6 remote relationships, every table);
  * 2. the admin schema has every type, field, argument and enum value of the release's committed
  *    `schema.graphql`, typed the same but for v2's named changes; v2's additions are listed;
  * 3. the schemas of `player` and `public` equal those the same engine builds from the release's own

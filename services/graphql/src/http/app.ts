@@ -30,7 +30,8 @@ export interface GraphqlApi {
   execute(request: Record<string, unknown>, session: Session, context?: RequestContext): Promise<GraphQLResponse>;
   /** The error for a batch of `size` operations too large for the session (API limits' batch_limit). */
   batchError?(session: Session, size: number): HasuraError | undefined;
-  admin(endpoint: AdminEndpoint, body: unknown): Promise<unknown>;
+  /** `session`: the caller's session variables (legacy data operations record them, as Hasura's do). */
+  admin(endpoint: AdminEndpoint, body: unknown, session: Record<string, string>): Promise<unknown>;
   health(): Promise<"OK" | "WARN">;
 }
 
@@ -136,7 +137,7 @@ export function buildHttpApp(api: GraphqlApi, options: HttpOptions): FastifyInst
         throw error;
       });
       if (!session.isAdmin && session.role !== "admin") throw adminOnly();
-      return api.admin(endpoint, request.body);
+      return api.admin(endpoint, request.body, { ...session.variables, "x-hasura-role": session.role });
     });
   }
 

@@ -3,9 +3,9 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { invalidJson } from "../engine/errors/index.js";
 import { LONG_NUMBER, parseJsonBody } from "../engine/json/parse.js";
 
-/** Only the GraphQL endpoints carry values bound for columns; the admin endpoints keep plain JSON. */
+/** Only the GraphQL endpoints and /v1/query (its legacy data operations) carry values bound for columns; the others keep plain JSON. */
 function keepsDigits(request: FastifyRequest): boolean {
-  return request.url.startsWith("/v1/graphql") || request.url.startsWith("/v1alpha1/graphql");
+  return request.url.startsWith("/v1/graphql") || request.url.startsWith("/v1alpha1/graphql") || request.url.startsWith("/v1/query");
 }
 
 /**

@@ -109,6 +109,18 @@ export function underPath(error: HasuraError, prefix: string): HasuraError {
   });
 }
 
+/**
+ * A parse failure of a `/v1/query` command's arguments, at the path Hasura reports there: its
+ * legacy query parser reads `args` without naming it, so `$.args.definition` is `$.definition`.
+ */
+export function legacyArgsPath(error: HasuraError): HasuraError {
+  if (error.hasuraCode !== "parse-failed" || !/^\$\.args(?=$|[.[])/.test(error.path)) return error;
+  return new HasuraError(error.hasuraCode, error.message, `$${error.path.slice("$.args".length)}`, error.status, {
+    cause: error,
+    internal: error.details,
+  });
+}
+
 /** The error answered with another HTTP status (the admin endpoints answer auth failures with 401). */
 export function withStatus(error: HasuraError, status: number): HasuraError {
   return new HasuraError(error.hasuraCode, error.message, error.path, status);

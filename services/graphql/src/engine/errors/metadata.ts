@@ -26,11 +26,6 @@ export function parseFailed(message: string, path: string): HasuraError {
   return new HasuraError("parse-failed", message, path, 400);
 }
 
-/** A /v1/query data query (select, update...) of the old RQL API, which the engine does not serve. */
-export function legacyQueryNotSupported(type: string): HasuraError {
-  return new HasuraError("not-supported", `the legacy "${type}" query is not supported by this server; use /v1/graphql`, "$", 400);
-}
-
 /** A stale `resource_version` (HTTP 409). */
 export function resourceVersionConflict(expected: number): HasuraError {
   return new HasuraError("conflict", `metadata resource version referenced (${expected}) did not match current version`, "$", 409);

@@ -12,6 +12,7 @@ import { eventBusy, eventNotFound, eventTriggerNotFound, manualModeNotEnabled } 
 import { argsObject, type Json, optionalBoolean, parseFailed, requireKey, requireString, sourceName } from "../metadata/args.js";
 import { ARGS } from "../metadata/edit.js";
 import type { Metadata } from "../metadata/types.js";
+import { hasEventCatalog } from "./catalog.js";
 import { cleanEvents } from "./cleanup.js";
 import { runScheduledCommand, SCHEDULED_COMMANDS } from "./scheduled-api.js";
 import { eventTriggersOf } from "./triggers.js";
@@ -81,6 +82,8 @@ async function invoke(ctx: EventDataContext, args: Json): Promise<unknown> {
 async function redeliver(ctx: EventDataContext, args: Json): Promise<unknown> {
   sourceName(args, ARGS);
   const id = requireString(args, "event_id", ARGS);
+  // Without an event catalog (no trigger served yet, or clear_metadata dropped it) there is no event.
+  if (!(await hasEventCatalog(ctx.db))) throw eventNotFound();
   const { rows } = await ctx.db.query<{ id: string }>({
     text: `UPDATE hdb_catalog.event_log SET delivered = false, error = false, tries = 0, next_retry_at = NULL
       WHERE id = $1 AND (locked IS NULL OR locked < now() - $2 * interval '1 millisecond')
@@ -141,6 +144,7 @@ async function invocationLogs(ctx: EventDataContext, args: Json): Promise<unknow
 async function eventById(ctx: EventDataContext, args: Json): Promise<unknown> {
   sourceName(args, ARGS);
   const id = requireString(args, "event_id", ARGS);
+  if (!(await hasEventCatalog(ctx.db))) throw eventNotFound();
   const { rows } = await ctx.db.query({ text: `SELECT ${EVENT_COLUMNS} FROM hdb_catalog.event_log WHERE id = $1`, values: [id] });
   if (rows.length === 0) throw eventNotFound();
   const { limit, offset } = paging(args, "invocation_log_limit", "invocation_log_offset");

@@ -6,6 +6,11 @@
  * old and new data (the payload columns), an UPDATE only when a listened column changed. A
  * rolled-back write therefore leaves no event.
  *
+ * As in Hasura's function, the row's big numbers (bigint, numeric, double precision, money) are
+ * sent as strings, which JSON numbers cannot hold exactly, and PostGIS values as GeoJSON
+ * (toJSONableExp in server/src-lib/Hasura/Backends/Postgres/Translate/Column.hs); the table is
+ * named as the trigger names it, so rows written through a partition carry the parent's name.
+ *
  * Differences from Hasura's function, on purpose: each body is made for its operation (INSERT and
  * DELETE compare nothing), and an UPDATE compares the listened columns one by one with IS
  * DISTINCT FROM (as text for types without equality, such as json) instead of a record
@@ -18,6 +23,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Database, Queryable } from "@platform/core";
+import { ensureEventCatalog } from "./catalog.js";
 import type { Columns, EventTrigger, Op } from "./triggers.js";
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -36,9 +42,23 @@ interface Column {
   type: string;
 }
 
-function payloadExpression(row: "OLD" | "NEW", payload: Columns): string {
-  if (payload === "*") return `row_to_json(${row})`;
-  return `(SELECT row_to_json(r) FROM (SELECT ${payload.map((c) => `${row}.${quote(c)}`).join(", ")}) r)`;
+/** Types sent as strings, as Hasura's isBigNum lists them. */
+const BIG_NUMBERS = new Set(["bigint", "numeric", "double precision", "money"]);
+const GEO = new Set(["geometry", "geography"]);
+
+function columnExpression(row: "OLD" | "NEW", name: string, type: string | undefined): string {
+  const value = `${row}.${quote(name)}`;
+  if (type && BIG_NUMBERS.has(type)) return `${value}::text AS ${quote(name)}`;
+  if (type && GEO.has(type)) return `ST_AsGeoJSON(${value})::json AS ${quote(name)}`;
+  return value;
+}
+
+function payloadExpression(row: "OLD" | "NEW", payload: Columns, columns: Column[]): string {
+  const types = new Map(columns.map((c) => [c.name, c.type]));
+  const names = payload === "*" ? columns.map((c) => c.name) : payload;
+  // A row with nothing to convert is sent whole: columns added later are sent too.
+  if (payload === "*" && !columns.some((c) => BIG_NUMBERS.has(c.type) || GEO.has(c.type))) return `row_to_json(${row})`;
+  return `(SELECT row_to_json(r) FROM (SELECT ${names.map((c) => columnExpression(row, c, types.get(c))).join(", ")}) r)`;
 }
 
 function changedCondition(listened: Columns, columns: Column[]): string {
@@ -55,9 +75,10 @@ function changedCondition(listened: Columns, columns: Column[]): string {
 function functionBody(trigger: EventTrigger, op: Op, columns: Column[]): string {
   const spec = trigger.ops[op];
   if (!spec) throw new Error(`no ${op} spec`);
-  const oldData = op === "INSERT" ? "NULL" : payloadExpression("OLD", spec.payload);
-  const newData = op === "DELETE" ? "NULL" : payloadExpression("NEW", spec.payload);
-  const record = `PERFORM hdb_catalog.insert_event_log(TG_TABLE_SCHEMA::text, TG_TABLE_NAME::text, ${literal(trigger.name)}, TG_OP, json_build_object('old', ${oldData}, 'new', ${newData}));`;
+  const oldData = op === "INSERT" ? "NULL" : payloadExpression("OLD", spec.payload, columns);
+  const newData = op === "DELETE" ? "NULL" : payloadExpression("NEW", spec.payload, columns);
+  const { schema, name } = trigger.table;
+  const record = `PERFORM hdb_catalog.insert_event_log(${literal(schema)}, ${literal(name)}, ${literal(trigger.name)}, TG_OP, json_build_object('old', ${oldData}, 'new', ${newData}));`;
   const body = op === "UPDATE" ? `IF ${changedCondition(spec.columns, columns)} THEN ${record} END IF;` : record;
   return `CREATE OR REPLACE FUNCTION hdb_catalog.${quote(captureFunctionName(trigger.name, op))}() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
@@ -110,6 +131,7 @@ interface Existing {
 /** Makes the capture triggers match `triggers`; with `prune`, drops the others and archives their events. */
 export async function syncCapture(db: Database, triggers: Iterable<EventTrigger>, prune: boolean): Promise<void> {
   const desired = await wanted(db, triggers);
+  if (desired.length > 0) await ensureEventCatalog(db);
   const { rows } = await db.query<Existing>({
     text: `SELECT p.proname AS fn, obj_description(p.oid, 'pg_proc') AS fingerprint,
         EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t WHERE t.tgfoid = p.oid) AS has_trigger

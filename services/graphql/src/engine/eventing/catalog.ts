@@ -4,13 +4,45 @@
  * fetch index, `hdb_catalog.event_invocation_logs`, `hdb_catalog.hdb_event_log_cleanups`, and
  * `hdb_catalog.insert_event_log(schema, table, trigger, op, row_data)`, which the row triggers
  * call in the writing transaction: it records the operation, the row data and the session
- * variables of the transaction (`hasura.user`, set by mutations). Created if missing, so a
- * database Hasura prepared keeps its events.
+ * variables of the transaction (`hasura.user`, set by mutations). Created when the first event
+ * trigger is served (`ensureEventCatalog`; a database Hasura prepared keeps its events), dropped
+ * by clear_metadata (`dropEventCatalog`), as Hasura creates and drops a source's event catalog.
  */
-import { type Queryable, sql } from "@platform/core";
-import { initScheduledCatalog } from "./scheduled-catalog.js";
+import { type Database, type Queryable, sql } from "@platform/core";
 
-export async function initEventCatalog(tx: Queryable): Promise<void> {
+/** Serialises creating and dropping the catalog between instances. */
+const CATALOG_LOCK = 0x68646576 + 1;
+
+/** Whether the event log exists (one cheap lookup, no lock). */
+export async function hasEventCatalog(db: Queryable): Promise<boolean> {
+  const { rows } = await db.query<{ present: boolean }>(sql`SELECT to_regclass('hdb_catalog.event_log') IS NOT NULL AS present`);
+  return rows[0]?.present === true;
+}
+
+/** Creates the event catalog if it is missing. */
+export async function ensureEventCatalog(db: Database): Promise<void> {
+  if (await hasEventCatalog(db)) return;
+  await db.transaction(async (tx) => {
+    await tx.query(sql`SELECT pg_advisory_xact_lock(${CATALOG_LOCK})`);
+    await initEventCatalog(tx);
+  });
+}
+
+/** Drops the event catalog: the events, their invocation logs and cleanups, and the capture functions. */
+export async function dropEventCatalog(db: Database): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query(sql`SELECT pg_advisory_xact_lock(${CATALOG_LOCK})`);
+    const { rows } = await tx.query<{ fn: string }>(
+      sql`SELECT p.proname AS fn FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+          WHERE n.nspname = 'hdb_catalog' AND p.proname LIKE 'notify\_hasura\_%'`,
+    );
+    for (const { fn } of rows) await tx.exec(`DROP FUNCTION IF EXISTS hdb_catalog."${fn.replaceAll('"', '""')}"() CASCADE`);
+    await tx.exec(`DROP TABLE IF EXISTS hdb_catalog.event_invocation_logs, hdb_catalog.event_log, hdb_catalog.hdb_event_log_cleanups;
+      DROP FUNCTION IF EXISTS hdb_catalog.insert_event_log(text, text, text, text, json);`);
+  });
+}
+
+async function initEventCatalog(tx: Queryable): Promise<void> {
   await tx.exec(`
     CREATE TABLE IF NOT EXISTS hdb_catalog.event_log (
       id text DEFAULT gen_random_uuid() PRIMARY KEY,
@@ -49,7 +81,6 @@ export async function initEventCatalog(tx: Queryable): Promise<void> {
       UNIQUE (trigger_name, scheduled_at)
     );
   `);
-  await initScheduledCatalog(tx);
   await tx.query(sql`
     CREATE OR REPLACE FUNCTION hdb_catalog.insert_event_log(schema_name text, table_name text, trigger_name text, op text, row_data json)
     RETURNS text LANGUAGE plpgsql AS $fn$

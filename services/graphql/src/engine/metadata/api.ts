@@ -13,7 +13,7 @@
  * when another instance saved in between.
  */
 
-import { HasuraError, legacyQueryNotSupported, resourceVersionConflict, runSqlDependencyError, underPath } from "../errors/index.js";
+import { HasuraError, legacyArgsPath, resourceVersionConflict, runSqlDependencyError, underPath } from "../errors/index.js";
 import { EVENT_DATA_COMMANDS } from "../eventing/api.js";
 import type { RemoteSchemaAccess } from "../remote/registry.js";
 import {
@@ -30,6 +30,7 @@ import {
 } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import { droppedDependents, pruneAfterSchemaChange } from "./consistency.js";
+import { LEGACY_DML } from "./dml.js";
 import { ARGS, requireTable } from "./edit.js";
 import { exportMetadata, findOperation } from "./operations.js";
 import { followRenames } from "./renames.js";
@@ -48,14 +49,6 @@ export interface RunSqlArgs {
   [other: string]: unknown;
 }
 
-export interface InsertOptions {
-  source: string;
-  returning?: unknown;
-  on_conflict?: unknown;
-  /** The request's working metadata: the table may have been tracked earlier in the same bulk. */
-  metadata: Metadata;
-}
-
 export interface MetadataContext {
   store: MetadataStoreLike;
   /** The database as it is now; called again after run_sql, so it must not serve a stale view then. */
@@ -65,14 +58,16 @@ export interface MetadataContext {
    * before COMMIT and can refuse the change by throwing (the SQL is then rolled back).
    */
   runSql(args: RunSqlArgs, check?: (after: CatalogView) => void): Promise<unknown>;
-  /** Legacy `insert`; its result (`{affected_rows, returning?}`) is the step's response. */
-  insertRows(table: QualifiedTable, objects: Record<string, unknown>[], options: InsertOptions): Promise<unknown>;
+  /** A legacy data operation (dml.ts: insert, update, delete, select, count) on a tracked table; its result is the step's response. */
+  legacyDml(type: string, table: QualifiedTable, args: Json, path: string): Promise<unknown>;
   /** The remote schemas' fetched schemas; absent, remote schemas are kept but not fetched nor checked. */
   remoteSchemas?: RemoteSchemaAccess;
   /** Called after every save, with the saved metadata and its new resource_version. */
   onMetadataChanged(metadata: Metadata, resourceVersion: number): void | Promise<void>;
   /** Deletes the stored calls of dropped asynchronous actions (`drop_action` with `clear_data`, Hasura's default). */
   clearActionLogs?(actions: string[]): Promise<void>;
+  /** Drops the event triggers' catalog (clear_metadata, as Hasura drops a source's). */
+  clearEventCatalog?(): Promise<void>;
   /** The commands on events themselves (eventing/api.ts), with the metadata as the request left it. */
   eventData?(type: string, args: unknown, metadata: Metadata): Promise<unknown>;
 }
@@ -88,9 +83,10 @@ interface RequestState {
   sideEffects: boolean;
   /** Actions dropped with `clear_data`: their stored calls go once the metadata is saved. */
   clearedActions: string[];
+  /** clear_metadata ran: the event catalog goes once the metadata is saved. */
+  clearedEvents?: boolean;
 }
 
-const DATA_QUERIES = new Set(["select", "count", "update", "delete"]);
 const ARGS_OPTIONAL = new Set([
   "export_metadata",
   "clear_metadata",
@@ -152,20 +148,17 @@ async function runSqlStep(state: RequestState, args: Json, path: string, ctx: Me
   return result;
 }
 
-async function insertStep(state: RequestState, args: Json, path: string, ctx: MetadataContext): Promise<unknown> {
+async function dmlStep(state: RequestState, type: string, args: Json, path: string, ctx: MetadataContext): Promise<unknown> {
   const source = sourceName(args, path);
   const table = qualifiedTable(requireKey(args, "table", path), at(path, "table"));
-  const objectsPath = at(path, "objects");
-  const objects = asArray(requireKey(args, "objects", path), objectsPath).map((o, i) => asObject(o, at(objectsPath, i)));
+  if (type === "insert") {
+    const objectsPath = at(path, "objects");
+    for (const [i, o] of asArray(requireKey(args, "objects", path), objectsPath).entries()) asObject(o, at(objectsPath, i));
+  }
+  // The request's working metadata: the table may have been tracked earlier in the same bulk.
   requireTable(state.metadata, source, table, path);
-  const result = await ctx.insertRows(table, objects, {
-    source,
-    returning: args.returning,
-    on_conflict: args.on_conflict,
-    metadata: state.metadata,
-  });
-  state.sideEffects = true;
-  return result;
+  if (type !== "select" && type !== "count") state.sideEffects = true;
+  return ctx.legacyDml(type, table, args, path);
 }
 
 async function runBulk(
@@ -220,10 +213,7 @@ async function runOperation(
 ): Promise<unknown> {
   const legacy = endpoint !== "/v1/metadata";
   if (legacy && (type === "run_sql" || type === "pg_run_sql")) return runSqlStep(state, argsObject(request.args, ARGS), ARGS, ctx);
-  if (legacy && type === "insert") return insertStep(state, argsObject(request.args, ARGS), ARGS, ctx);
-  if (legacy && DATA_QUERIES.has(type)) {
-    throw legacyQueryNotSupported(type);
-  }
+  if (legacy && LEGACY_DML.has(type)) return dmlStep(state, type, argsObject(request.args, ARGS), ARGS, ctx);
   if (endpoint !== "/v2/query" && EVENT_DATA_COMMANDS.has(type) && ctx.eventData) {
     state.sideEffects = true;
     return ctx.eventData(type, request.args, state.metadata);
@@ -243,6 +233,7 @@ async function runOperation(
     const dropped = args as Json;
     if (dropped.clear_data !== false) state.clearedActions.push(String(dropped.name));
   }
+  if (type === "clear_metadata") state.clearedEvents = true;
   if (operation.modifies) state.modified = true;
   return result;
 }
@@ -304,13 +295,15 @@ export async function runMetadataRequest(
         result = await runStep(state, request, "$", endpoint, ctx);
       } catch (error) {
         await reconcileAfterFailure(state, loaded, ctx);
-        throw error;
+        const bulk = typeof request.type === "string" && request.type.startsWith("bulk");
+        throw endpoint === "/v1/query" && !bulk && error instanceof HasuraError ? legacyArgsPath(error) : error;
       }
       if (!state.modified) return result;
       try {
         const version = await ctx.store.save(state.metadata, expected ?? loaded.resourceVersion);
         await ctx.onMetadataChanged(state.metadata, version);
         if (state.clearedActions.length > 0) await ctx.clearActionLogs?.(state.clearedActions);
+        if (state.clearedEvents) await ctx.clearEventCatalog?.();
         return result;
       } catch (error) {
         const retry = isResourceVersionConflict(error) && expected === undefined && !state.sideEffects && attempt < ATTEMPTS;

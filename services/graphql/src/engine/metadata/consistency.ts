@@ -100,6 +100,22 @@ function columnsOf(catalog: CatalogView, table: TableMetadata): Set<string> {
 }
 
 /** One table after the schema change; returns the same object when nothing had to go. */
+/** The columns an event trigger names (its operations' `columns` and `payload` lists; `*` names none). */
+function triggerColumns(trigger: Record<string, unknown>): string[] {
+  const definition = trigger.definition;
+  if (!definition || typeof definition !== "object") return [];
+  const named: string[] = [];
+  for (const op of ["insert", "update", "delete"]) {
+    const spec = (definition as Record<string, unknown>)[op];
+    if (!spec || typeof spec !== "object") continue;
+    for (const key of ["columns", "payload"]) {
+      const list = (spec as Record<string, unknown>)[key];
+      if (Array.isArray(list)) for (const c of list) if (typeof c === "string") named.push(c);
+    }
+  }
+  return named;
+}
+
 function pruneTable(
   table: TableMetadata,
   before: SourceMetadata,
@@ -123,6 +139,10 @@ function pruneTable(
     return !(Array.isArray(lhs) && lhs.some((c) => droppedColumns.includes(String(c))));
   });
   if (keptRemote.length !== remoteRels.length) next = setOrDrop(next, "remote_relationships", keptRemote);
+  // So does an event trigger naming a dropped column among its listened or payload columns.
+  const triggers = tableList(next, "event_triggers");
+  const keptTriggers = triggers.filter((trigger) => !triggerColumns(trigger).some((c) => droppedColumns.includes(c)));
+  if (keptTriggers.length !== triggers.length) next = setOrDrop(next, "event_triggers", keptTriggers);
   const gone = [...droppedColumns, ...brokenRels];
   for (const kind of PERMISSION_KINDS) {
     const perms = permissionsOf(next, kind);
@@ -220,6 +240,9 @@ export function droppedDependents(before: Metadata, pruned: Metadata): string[] 
       const remoteRels = new Set(tableList(now, "remote_relationships").map((rel) => rel.name));
       for (const rel of tableList(table, "remote_relationships"))
         if (!remoteRels.has(rel.name)) lost.push(`remote relationship ${label}.${String(rel.name)}${where}`);
+      const triggers = new Set(tableList(now, "event_triggers").map((trigger) => trigger.name));
+      for (const trigger of tableList(table, "event_triggers"))
+        if (!triggers.has(trigger.name)) lost.push(`event-trigger ${label}.${String(trigger.name)}${where}`);
       for (const kind of PERMISSION_KINDS) {
         const was = permissionsOf(table, kind);
         const is = permissionsOf(now, kind);

@@ -11,7 +11,7 @@
 
 import { type Database, sql } from "@platform/core";
 import { type HasuraCode, HasuraError, resourceVersionConflict } from "../errors/index.js";
-import { initEventCatalog } from "../eventing/catalog.js";
+import { initScheduledCatalog } from "../eventing/scheduled-catalog.js";
 import { initCatalog } from "./catalog-init.js";
 import { emptyMetadata, type Metadata } from "./types.js";
 
@@ -76,7 +76,7 @@ export class MetadataStore implements MetadataStoreLike {
         sql`CREATE TABLE IF NOT EXISTS hdb_catalog.hdb_metadata (id integer PRIMARY KEY, metadata json NOT NULL, resource_version integer NOT NULL DEFAULT 1)`,
       );
       await tx.query(ACTION_LOG_TABLE);
-      await initEventCatalog(tx);
+      await initScheduledCatalog(tx);
     });
   }
 
