@@ -2,7 +2,8 @@
  * Cleanup of processed events: `pg_trigger_event_trigger_cleanup` deletes a trigger's delivered
  * and failed events older than `clear_older_than` hours (pending and recent ones stay), batch by
  * batch, with their invocation logs when asked; a trigger's `cleanup_config` schedules runs in
- * `hdb_catalog.hdb_event_log_cleanups` and an instance runs those due, recording what it deleted.
+ * `hdb_catalog.hdb_event_log_cleanups` and an instance runs those due, recording what it deleted;
+ * `pause_event_trigger_cleanups` / `resume_event_trigger_cleanups` set the config's `paused`.
  */
 import { sql } from "@platform/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -98,5 +99,33 @@ describe.each(testBackends)("event log cleanup on %s", (backend) => {
       { status: "completed", deleted_event_logs: 3 },
       { status: "scheduled", deleted_event_logs: null },
     ]);
+  });
+
+  it("pauses and resumes cleanups by trigger name or for every trigger, refusing triggers without a config", async () => {
+    const paused = async () => {
+      const exported = (await admin(service, "/v1/metadata", { type: "export_metadata", args: {} })).body as {
+        sources: Array<{ tables: Array<{ event_triggers?: Array<{ name: string; cleanup_config?: { paused?: boolean } }> }> }>;
+      };
+      const trigger = exported.sources[0]?.tables.flatMap((t) => t.event_triggers ?? []).find((t) => t.name === "entry_log");
+      return trigger?.cleanup_config?.paused;
+    };
+    const call = (type: string, event_triggers: unknown) => admin(service, "/v1/metadata", { type, args: { event_triggers } });
+    expect(await call("pause_event_trigger_cleanups", [{ source_name: "default", event_triggers: ["entry_log"] }])).toEqual({
+      status: 200,
+      body: { message: "success" },
+    });
+    expect(await paused()).toBe(true);
+    expect((await call("resume_event_trigger_cleanups", "*")).status).toBe(200);
+    expect(await paused()).toBe(false);
+    const missing = await call("pause_event_trigger_cleanups", [{ source_name: "default", event_triggers: ["nope"] }]);
+    expect(missing).toMatchObject({ status: 400, body: { code: "not-exists" } });
+    expect(await paused()).toBe(false);
+    // cleanup_event_trigger_logs is the current name of pg_trigger_event_trigger_cleanup.
+    const manual = await admin(service, "/v1/metadata", {
+      type: "cleanup_event_trigger_logs",
+      args: { event_trigger_name: "entry_log", clear_older_than: 24 },
+    });
+    expect(manual.status).toBe(200);
+    expect(manual.body).toMatchObject({ message: "success" });
   });
 });

@@ -27,11 +27,11 @@ interface Exported {
   remote_schemas?: { name: string }[];
 }
 
-
 async function inconsistencies(report: Report, engine: Engine): Promise<Inconsistency[]> {
-  const body = (await engine.metadata("get_inconsistent_metadata")) as { inconsistent_objects: Inconsistency[] };
-  for (const o of body.inconsistent_objects) report.info(`${o.name}: ${o.reason}`);
-  return body.inconsistent_objects;
+  const body = (await engine.metadata("get_inconsistent_metadata")) as { inconsistent_objects?: Inconsistency[] };
+  const objects = body.inconsistent_objects ?? [];
+  for (const o of objects) report.info(`${o.name}: ${o.reason}`);
+  return objects;
 }
 
 const exported = async (engine: Engine) => (await engine.metadata("export_metadata")) as Exported;

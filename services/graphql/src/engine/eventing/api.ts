@@ -26,6 +26,7 @@ export const EVENT_DATA_COMMANDS = new Set([
   "pg_get_event_invocation_logs",
   "pg_get_event_by_id",
   "pg_trigger_event_trigger_cleanup",
+  "cleanup_event_trigger_logs",
   ...SCHEDULED_COMMANDS,
 ]);
 
@@ -186,6 +187,7 @@ export function runEventDataCommand(type: string, raw: unknown, ctx: EventDataCo
     case "pg_get_event_invocation_logs":
       return invocationLogs(ctx, args);
     case "pg_trigger_event_trigger_cleanup":
+    case "cleanup_event_trigger_logs":
       return cleanupNow(ctx, args);
     default:
       return eventById(ctx, args);

@@ -2,6 +2,7 @@
  * The metadata commands for objects the engine keeps but does not serve (unserved.ts), by
  * Hasura's command name. Source commands answer to their `pg_` name and the legacy bare one.
  */
+import { pauseEventTriggerCleanups, resumeEventTriggerCleanups } from "./cleanup-commands.js";
 import type { Operation } from "./edit.js";
 import { createCronTrigger, createEventTrigger, deleteCronTrigger, deleteEventTrigger, getCronTriggers } from "./trigger-commands.js";
 import {
@@ -46,6 +47,8 @@ export const UNSERVED_GLOBAL_OPERATIONS: Record<string, { run: Operation; modifi
   create_cron_trigger: change(createCronTrigger),
   delete_cron_trigger: change(deleteCronTrigger),
   get_cron_triggers: { run: getCronTriggers, modifies: false },
+  pause_event_trigger_cleanups: change(pauseEventTriggerCleanups),
+  resume_event_trigger_cleanups: change(resumeEventTriggerCleanups),
   create_query_collection: change(createQueryCollection),
   drop_query_collection: change(dropQueryCollection),
   add_query_to_collection: change(addQueryToCollection),
