@@ -91,7 +91,7 @@ async function runCheckout(options: Options, report: Report): Promise<string[]> 
       const client = await validateClient(report, engine, documents);
       summary.push(
         `${migrations} migrations; ${served.tables} tables, ${served.actions} actions, 1 remote schema, ${served.remoteRelationships} remote relationships`,
-        `reported: ${served.reported.join(", ")}`,
+        `reported inconsistent: ${served.reported.join(", ") || "nothing"}`,
         `web client: ${client.adminValid}/${client.operations} operations valid for admin, ${[...client.roles].map(([role, n]) => `${n} for ${role}`).join(", ")}`,
       );
     } finally {
