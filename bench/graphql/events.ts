@@ -178,6 +178,8 @@ async function main(): Promise<number> {
   url.pathname = `/${DATABASE}`;
   const receiver = await startReceiver();
   const pool = new pg.Pool({ connectionString: url.toString(), max: config.connections });
+  // An idle connection ended by the final DROP DATABASE must not hide the run's own error.
+  pool.on("error", () => {});
   try {
     await pool.query("CREATE TABLE evt_item (id serial PRIMARY KEY, label text, at timestamptz DEFAULT now())");
     await pool.query("CREATE TABLE evt_plain (id serial PRIMARY KEY, label text, at timestamptz DEFAULT now())");

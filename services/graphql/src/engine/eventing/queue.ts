@@ -41,11 +41,17 @@ export async function takeEvents(db: Database, triggers: readonly string[], limi
   return rows;
 }
 
-/** Renews the lease of events still held (not yet recorded). */
+/**
+ * Renews the lease of events still held (not yet recorded). Rows being recorded meanwhile are
+ * skipped, not waited for: a renewal waiting on a recording that waits on it would deadlock.
+ */
 export async function renewLeases(db: Database, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
   await db.query({
-    text: "UPDATE hdb_catalog.event_log SET locked = now() WHERE id = ANY($1::text[]) AND locked IS NOT NULL AND NOT delivered AND NOT error",
+    text: `UPDATE hdb_catalog.event_log SET locked = now()
+      WHERE id IN (SELECT id FROM hdb_catalog.event_log
+        WHERE id = ANY($1::text[]) AND locked IS NOT NULL AND NOT delivered AND NOT error
+        FOR UPDATE SKIP LOCKED)`,
     values: [ids],
   });
 }

@@ -81,12 +81,16 @@ function byKind(events: readonly ScheduledEvent[]): Array<[ScheduledKind, string
     .filter(([, ids]) => ids.length > 0);
 }
 
+/** Renews the leases of events still held; rows being recorded meanwhile are skipped, not waited for (no deadlock). */
 export async function renewScheduled(db: Database, events: readonly ScheduledEvent[]): Promise<void> {
-  for (const [kind, ids] of byKind(events))
+  for (const [kind, ids] of byKind(events)) {
+    const table = SCHEDULED_TABLES[kind].events;
     await db.query({
-      text: `UPDATE ${SCHEDULED_TABLES[kind].events} SET locked_at = now() WHERE id = ANY($1::text[]) AND status = 'locked'`,
+      text: `UPDATE ${table} SET locked_at = now()
+        WHERE id IN (SELECT id FROM ${table} WHERE id = ANY($1::text[]) AND status = 'locked' FOR UPDATE SKIP LOCKED)`,
       values: [ids],
     });
+  }
 }
 
 /** Gives events back (graceful shutdown, or a trigger gone): another instance may take them at once. */
