@@ -316,6 +316,10 @@ describe.each(testBackends)("metadata API on %s", (backend) => {
     expect(await h.fail("/v1/query", { type: "update", args: { table: "author", where: { nope: 1 }, $set: { name: "x" } } })).toMatchObject(
       { status: 400, code: "not-exists", error: 'no such column exists: "nope"', path: "$.args.where.nope" },
     );
+    // A value the column refuses: the database's refusal in Hasura's shape, not a 500.
+    expect(
+      await h.fail("/v1/query", { type: "insert", args: { table: "article", objects: [{ title: "t", author_id: "x" }] } }),
+    ).toMatchObject({ status: 400, code: "data-exception" });
     expect(await h.fail("/v1/query", { type: "delete", args: { table: "author" } })).toMatchObject({
       code: "parse-failed",
       error: 'key "where" not found',

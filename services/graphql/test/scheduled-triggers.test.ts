@@ -258,6 +258,11 @@ describe.each(testBackends)("scheduled triggers on %s", (backend) => {
     expect(noTime).toEqual({ status: 400, body: { code: "parse-failed", error: 'key "schedule_at" not found', path: "$.args" } });
     const badTime = await metadata("create_scheduled_event", { webhook: "http://x", schedule_at: "tomorrow" });
     expect(badTime.body).toMatchObject({ code: "parse-failed", path: "$.args.schedule_at" });
+    // Dates PostgreSQL would refuse are refused first, in the same shape.
+    for (const scheduleAt of ["2021-02-29T00:00:00Z", "2020-04-31T10:00:00Z", "2020-01-01T25:00:00Z", "2020-01-01T10:00:00+20:00"]) {
+      const refused = await metadata("create_scheduled_event", { webhook: "http://x", schedule_at: scheduleAt });
+      expect(refused).toMatchObject({ status: 400, body: { code: "parse-failed", path: "$.args.schedule_at" } });
+    }
     const badType = await metadata("get_scheduled_events", { type: "weekly" });
     expect(badType.body).toMatchObject({ code: "parse-failed", path: "$.args.type" });
     const badRetry = await metadata("create_cron_trigger", {

@@ -281,7 +281,8 @@ function unsupported(method: string): string {
   return head + content + (method === "HEAD" ? "" : body);
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+/** A request's whole body. */
+export function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -16,6 +16,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readBody } from "./actions-webhook.js";
 import { InlineFailure } from "./inline.js";
 
 export interface DeliveredEvent {
@@ -48,15 +49,6 @@ export interface EventsWebhookServer {
 const BLOCK_LIMIT_MS = 60_000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
-}
 
 /** Each header's first value, under its lower-case name. */
 function firstValues(raw: string[]): Record<string, string> {

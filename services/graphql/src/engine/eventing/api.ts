@@ -14,6 +14,7 @@ import { ARGS } from "../metadata/edit.js";
 import type { Metadata } from "../metadata/types.js";
 import { hasEventCatalog } from "./catalog.js";
 import { cleanEvents } from "./cleanup.js";
+import { paging } from "./paging.js";
 import { runScheduledCommand, SCHEDULED_COMMANDS } from "./scheduled-api.js";
 import { eventTriggersOf } from "./triggers.js";
 
@@ -44,17 +45,6 @@ export interface EventDataContext {
 const EVENT_COLUMNS = `id, schema_name, table_name, trigger_name, payload, delivered, error, tries,
   created_at, locked, next_retry_at, archived`;
 const INVOCATION_COLUMNS = "id, trigger_name, event_id, status AS http_status, request, response, created_at";
-
-function paging(args: Json, limitKey = "limit", offsetKey = "offset"): { limit: number; offset: number } {
-  const read = (key: string, fallback: number, max: number) => {
-    const value = args[key];
-    if (value === undefined || value === null) return fallback;
-    if (typeof value !== "number" || !Number.isInteger(value) || value < 0)
-      throw parseFailed(`${key} must be a non-negative integer`, ARGS);
-    return Math.min(value, max);
-  };
-  return { limit: read(limitKey, 100, 100_000), offset: read(offsetKey, 0, Number.MAX_SAFE_INTEGER) };
-}
 
 function triggerOf(ctx: EventDataContext, args: Json) {
   const source = sourceName(args, ARGS);
@@ -148,7 +138,7 @@ async function eventById(ctx: EventDataContext, args: Json): Promise<unknown> {
   if (!(await hasEventCatalog(ctx.db))) throw eventNotFound();
   const { rows } = await ctx.db.query({ text: `SELECT ${EVENT_COLUMNS} FROM hdb_catalog.event_log WHERE id = $1`, values: [id] });
   if (rows.length === 0) throw eventNotFound();
-  const { limit, offset } = paging(args, "invocation_log_limit", "invocation_log_offset");
+  const { limit, offset } = paging(args, { limitKey: "invocation_log_limit", offsetKey: "invocation_log_offset" });
   return { event: rows[0], invocations: await invocationsOf(ctx, id, limit, offset) };
 }
 

@@ -12,6 +12,7 @@
  */
 import type { Database } from "@platform/core";
 import { Cron } from "croner";
+import { isObject } from "../metadata/args.js";
 import type { Metadata } from "../metadata/types.js";
 import { hasTransform, topList } from "../metadata/unserved.js";
 import { type HeaderConf, parseHeaders } from "./webhook.js";
@@ -41,8 +42,6 @@ export interface CronTrigger {
   retry: ScheduledRetryConf;
   comment?: string;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const number = (value: unknown, fallback: number) => (typeof value === "number" && Number.isFinite(value) ? value : fallback);
 

@@ -2,14 +2,17 @@
  * The metadata API's commands on scheduled events (https://hasura.io/docs/latest/api-reference/metadata-api/scheduled-triggers/):
  * `create_scheduled_event` (a one-off event in `hdb_catalog.hdb_scheduled_events`, answered with
  * its `event_id`), `delete_scheduled_event` (one-off or cron), `get_scheduled_events` and
- * `get_scheduled_event_invocations` (with `limit`, `offset`, `status` and `get_rows_count`). They
- * read and write the tables directly; they do not change metadata.
+ * `get_scheduled_event_invocations` (with `limit`, `offset`, `status` and `get_rows_count`; without
+ * a limit, Hasura answers every row: here at most 100,000). They read and write the tables
+ * directly; they do not change metadata.
  */
 import { scheduledEventNotFound, scheduledTransformNotServed } from "../errors/index.js";
+import { fromPostgres } from "../errors/postgres.js";
 import { asArray, at, type Json, optionalBoolean, optionalString, parseFailed, requireString } from "../metadata/args.js";
 import { ARGS } from "../metadata/edit.js";
 import type { EventDataContext } from "./api.js";
 import { retryConfJson } from "./cron.js";
+import { MAX_LIMIT, paging } from "./paging.js";
 import { type ScheduledKind, SCHEDULED_TABLES as TABLES, utcJson } from "./scheduled-queue.js";
 
 export const SCHEDULED_COMMANDS = new Set([
@@ -31,30 +34,38 @@ const EVENT_COLUMNS: Record<ScheduledKind, string> = {
 
 const given = (value: unknown) => value !== undefined && value !== null;
 
-/** An ISO 8601 date and time; without a zone it is read as UTC. */
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-](\d{2})(?::?(\d{2}))?)?$/i;
+
+/**
+ * An ISO 8601 date and time (without a zone it is read as UTC), checked field by field so that
+ * PostgreSQL never meets a date it refuses (30 February, hour 25, a zone 20 hours away).
+ */
 function timestamp(args: Json, key: string): string {
-  const value = requireString(args, key, ARGS);
-  const match = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?$/i.exec(value.trim());
-  const iso = match && !match[3] ? `${value.trim()}Z` : value.trim();
-  if (!match || Number.isNaN(Date.parse(iso.replace(" ", "T")))) throw parseFailed("could not parse timestamp", at(ARGS, key));
-  return iso;
+  const text = requireString(args, key, ARGS).trim();
+  const m = TIMESTAMP.exec(text);
+  const field = (i: number) => Number(m?.[i] ?? 0);
+  const [year, month, day, hour, minute, second] = [field(1), field(2), field(3), field(4), field(5), field(6)];
+  const [zoneHours, zoneMinutes] = [field(8), field(9)];
+  const valid =
+    m !== null &&
+    year >= 1 &&
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= new Date(Date.UTC(year, month, 0)).getUTCDate() &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    zoneHours <= 15 &&
+    zoneMinutes <= 59;
+  if (!valid) throw parseFailed("could not parse timestamp", at(ARGS, key));
+  return m[7] ? text : `${text}Z`;
 }
 
 function kindOf(args: Json): ScheduledKind {
   const type = requireString(args, "type", ARGS);
   if (type !== "cron" && type !== "one_off") throw parseFailed('type must be "cron" or "one_off"', at(ARGS, "type"));
   return type;
-}
-
-function paging(args: Json): { limit: number | null; offset: number } {
-  const read = (key: string) => {
-    const value = args[key];
-    if (!given(value)) return undefined;
-    if (typeof value !== "number" || !Number.isInteger(value) || value < 0)
-      throw parseFailed(`${key} must be a non-negative integer`, ARGS);
-    return value;
-  };
-  return { limit: read("limit") ?? null, offset: read("offset") ?? 0 };
 }
 
 function statuses(args: Json): string[] {
@@ -66,13 +77,22 @@ function statuses(args: Json): string[] {
   });
 }
 
+/** The insert, with a database refusal in Hasura's error shape. */
+async function insertOneOff(ctx: EventDataContext, statement: { text: string; values: unknown[] }) {
+  try {
+    return await ctx.db.query<{ id: string }>(statement);
+  } catch (error) {
+    throw fromPostgres(error, ARGS);
+  }
+}
+
 async function createEvent(ctx: EventDataContext, args: Json): Promise<unknown> {
   const webhook = requireString(args, "webhook", ARGS);
   const scheduleAt = timestamp(args, "schedule_at");
   if (given(args.headers)) asArray(args.headers, at(ARGS, "headers"));
   if (given(args.request_transform) || given(args.response_transform)) throw scheduledTransformNotServed();
   const comment = optionalString(args, "comment", ARGS);
-  const { rows } = await ctx.db.query<{ id: string }>({
+  const { rows } = await insertOneOff(ctx, {
     text: `INSERT INTO hdb_catalog.hdb_scheduled_events (webhook_conf, scheduled_time, payload, header_conf, retry_conf, comment)
       VALUES ($1::json, $2::timestamptz, $3::json, $4::json, $5::json, $6) RETURNING id`,
     values: [
@@ -100,7 +120,7 @@ async function listEvents(ctx: EventDataContext, args: Json): Promise<unknown> {
   const kind = kindOf(args);
   const trigger = kind === "cron" ? requireString(args, "trigger_name", ARGS) : undefined;
   const wanted = statuses(args);
-  const { limit, offset } = paging(args);
+  const { limit, offset } = paging(args, { defaultLimit: MAX_LIMIT });
   const where = `WHERE ($1::text IS NULL OR ${kind === "cron" ? "trigger_name = $1" : "true"})
     AND (cardinality($2::text[]) = 0 OR status = ANY($2::text[]))`;
   const { rows } = await ctx.db.query({
@@ -120,7 +140,7 @@ async function listInvocations(ctx: EventDataContext, args: Json): Promise<unkno
   const kind = kindOf(args);
   const eventId = optionalString(args, "event_id", ARGS) ?? null;
   const trigger = kind === "cron" && eventId === null ? requireString(args, "trigger_name", ARGS) : null;
-  const { limit, offset } = paging(args);
+  const { limit, offset } = paging(args, { defaultLimit: MAX_LIMIT });
   const { events, invocations } = TABLES[kind];
   const where = `WHERE ($1::text IS NULL OR i.event_id = $1) ${kind === "cron" ? "AND ($2::text IS NULL OR e.trigger_name = $2)" : "AND $2::text IS NULL"}`;
   const from = `FROM ${invocations} i JOIN ${events} e ON e.id = i.event_id ${where}`;

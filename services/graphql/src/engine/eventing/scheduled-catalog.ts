@@ -14,6 +14,18 @@ import type { Queryable } from "@platform/core";
 
 const STATUS_CHECK = "CHECK (status IN ('scheduled', 'locked', 'delivered', 'error', 'dead'))";
 
+/** The invocation log of the events of `events`, as Hasura makes both. */
+const invocationLog = (table: string, events: string) => `
+    CREATE TABLE IF NOT EXISTS hdb_catalog.${table} (
+      id text DEFAULT gen_random_uuid() PRIMARY KEY,
+      event_id text REFERENCES hdb_catalog.${events} (id) ON UPDATE CASCADE ON DELETE CASCADE,
+      status integer,
+      request json,
+      response json,
+      created_at timestamptz DEFAULT now()
+    );
+    CREATE INDEX IF NOT EXISTS ${table}_event_id ON hdb_catalog.${table} (event_id);`;
+
 export async function initScheduledCatalog(tx: Queryable): Promise<void> {
   await tx.exec(`
     CREATE TABLE IF NOT EXISTS hdb_catalog.hdb_cron_events (
@@ -31,15 +43,7 @@ export async function initScheduledCatalog(tx: Queryable): Promise<void> {
     CREATE INDEX IF NOT EXISTS hdb_cron_event_status ON hdb_catalog.hdb_cron_events (status);
     CREATE INDEX IF NOT EXISTS hdb_cron_events_due ON hdb_catalog.hdb_cron_events (scheduled_time)
       WHERE status IN ('scheduled', 'locked');
-    CREATE TABLE IF NOT EXISTS hdb_catalog.hdb_cron_event_invocation_logs (
-      id text DEFAULT gen_random_uuid() PRIMARY KEY,
-      event_id text REFERENCES hdb_catalog.hdb_cron_events (id) ON UPDATE CASCADE ON DELETE CASCADE,
-      status integer,
-      request json,
-      response json,
-      created_at timestamptz DEFAULT now()
-    );
-    CREATE INDEX IF NOT EXISTS hdb_cron_event_invocation_event_id ON hdb_catalog.hdb_cron_event_invocation_logs (event_id);
+    ${invocationLog("hdb_cron_event_invocation_logs", "hdb_cron_events")}
     CREATE TABLE IF NOT EXISTS hdb_catalog.hdb_scheduled_events (
       id text DEFAULT gen_random_uuid() PRIMARY KEY,
       webhook_conf json NOT NULL,
@@ -57,14 +61,6 @@ export async function initScheduledCatalog(tx: Queryable): Promise<void> {
     CREATE INDEX IF NOT EXISTS hdb_scheduled_event_status ON hdb_catalog.hdb_scheduled_events (status);
     CREATE INDEX IF NOT EXISTS hdb_scheduled_events_due ON hdb_catalog.hdb_scheduled_events (scheduled_time)
       WHERE status IN ('scheduled', 'locked');
-    CREATE TABLE IF NOT EXISTS hdb_catalog.hdb_scheduled_event_invocation_logs (
-      id text DEFAULT gen_random_uuid() PRIMARY KEY,
-      event_id text REFERENCES hdb_catalog.hdb_scheduled_events (id) ON UPDATE CASCADE ON DELETE CASCADE,
-      status integer,
-      request json,
-      response json,
-      created_at timestamptz DEFAULT now()
-    );
-    CREATE INDEX IF NOT EXISTS hdb_scheduled_event_invocation_event_id ON hdb_catalog.hdb_scheduled_event_invocation_logs (event_id);
+    ${invocationLog("hdb_scheduled_event_invocation_logs", "hdb_scheduled_events")}
   `);
 }

@@ -8,6 +8,7 @@
 import { type Database, ident, join, type Queryable, type Sql, sql, trusted } from "@platform/core";
 import { binaryNumericText } from "../compiler/numeric-text.js";
 import { rowNotAnObject } from "../errors/index.js";
+import { fromPostgres } from "../errors/postgres.js";
 import { JsonNumber } from "../json/number.js";
 import { asArray, asObject, at, isObject, type Json, parseFailed } from "./args.js";
 import { boolExp, bound, unknownColumn } from "./legacy-bool-exp.js";
@@ -138,6 +139,22 @@ function count(raw: unknown, path: string): number | undefined {
 
 /** Runs a legacy data operation on `table` with the request's `session` variables. */
 export async function runLegacyDml(
+  db: Database,
+  type: string,
+  table: QualifiedTable,
+  args: Json,
+  path: string,
+  session: Record<string, string>,
+): Promise<unknown> {
+  try {
+    return await runInTransaction(db, type, table, args, path, session);
+  } catch (error) {
+    // A value the column refuses, a violated constraint: Hasura's error shape, the database's text only in `internal`.
+    throw fromPostgres(error);
+  }
+}
+
+function runInTransaction(
   db: Database,
   type: string,
   table: QualifiedTable,
