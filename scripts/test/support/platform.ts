@@ -41,14 +41,19 @@ export interface Ports {
   metagame: number;
 }
 
+/** Five free ports, all different (each is released before the next is asked for, so the system may hand one out twice). */
 export async function freePorts(): Promise<Ports> {
-  return {
-    gateway: await freePort(),
-    auth: await freePort(),
-    graphql: await freePort(),
-    catalog: await freePort(),
-    metagame: await freePort(),
+  const taken = new Set<number>();
+  const next = async () => {
+    for (;;) {
+      const port = await freePort();
+      if (!taken.has(port)) {
+        taken.add(port);
+        return port;
+      }
+    }
   };
+  return { gateway: await next(), auth: await next(), graphql: await next(), catalog: await next(), metagame: await next() };
 }
 
 export function portEnv(ports: Ports): Record<string, string> {
