@@ -21,7 +21,7 @@ import {
 import type { Engine } from "../../src/engine/execute.js";
 import type { RequestGuard } from "../../src/engine/limits/guard.js";
 import type { Session } from "../../src/engine/request/session.js";
-import { classify, normalise } from "./check.js";
+import { classify, normalise, SLOW_MS } from "./check.js";
 import { OperationGenerator } from "./generate.js";
 import { Rng } from "./prng.js";
 import type { Failure } from "./report.js";
@@ -106,17 +106,18 @@ export async function runRequest(run: RoleRun, index: number): Promise<void> {
     return;
   }
   run.last.error = undefined;
-  const start = performance.now();
   const request = { query, variables: op.variables, operationName };
-  const response = (await run.guard.run(run.session, {}, (options) => run.engine.respond(request, run.session, options))).body;
+  const timed = async () => {
+    const start = performance.now();
+    const body = (await run.guard.run(run.session, {}, (options) => run.engine.respond(request, run.session, options))).body;
+    return { response: body, elapsed: performance.now() - start };
+  };
+  let { response, elapsed } = await timed();
+  // A slow query is timed once more: on two shared cores a busy neighbour can stall one run, and
+  // only a request that is slow every time is the engine's fault. (A mutation is not run twice.)
+  if (elapsed > SLOW_MS && op.kind === "query") ({ response, elapsed } = await timed());
   const body = JSON.parse(response);
-  const verdict = classify(
-    run.schema,
-    { query, variables: op.variables, kind: op.kind, operationName },
-    body,
-    performance.now() - start,
-    run.stringify,
-  );
+  const verdict = classify(run.schema, { query, variables: op.variables, kind: op.kind, operationName }, body, elapsed, run.stringify);
   if (verdict.outcome) count(run, verdict.outcome);
   if (verdict.failure) {
     // An `unexpected` error hides the database's message: it names the class better.
