@@ -5,4 +5,6 @@ export type { Metadata } from "./engine/metadata/types.js";
 export { buildModel } from "./engine/model/build.js";
 export type { Session } from "./engine/request/session.js";
 export { RoleSchemaBuilder } from "./engine/schema/build.js";
+export { requestContext, transformRequest, transformResponse } from "./engine/transforms/apply.js";
+export { parseRequestTransform, parseResponseTransform } from "./engine/transforms/config.js";
 export { createGraphql, type GraphqlOptions, openConfiguredDatabase, type RunningGraphql, startGraphql } from "./server.js";

@@ -9,9 +9,7 @@
  * - `check_query_f(hge_ctx, self.dir() + '/x.yaml'[, transport])` and test_actions.py's
  *   `check_query_secret` (the same without an admin secret) run the case file; tests whose body is
  *   Python code are ported below as inline tests, line for line.
- * - No test in the module carries a skip/xfail mark or a backend mark (Postgres only). Tests that
- *   need request/response transforms (Kriti) are skipped; a case file with only some such steps
- *   runs its other steps and reports the transform steps as skipped.
+ * - No test in the module carries a skip/xfail mark or a backend mark (Postgres only).
  * queries/actions/roles_inheritance is used by test_roles_inheritance.py, not by this module.
  */
 import { readFileSync } from "node:fs";
@@ -29,8 +27,6 @@ const ASYNC = "queries/actions/async";
  * the read-only-source job), while the runner's default is false (service.ts).
  */
 const ACTIONS_ENV = { HASURA_GRAPHQL_ADMIN_INTERNAL_ERRORS: "true" };
-
-const TRANSFORM = (what: string) => `needs ${what} (Kriti templates), which the runner skips`;
 
 interface CaseOptions {
   transports?: string[];
@@ -265,16 +261,21 @@ const testAsyncErrorResponseAdminRole: InlineTest = async (ctx) => {
   errorsIn(body, "test_async_action_error_response");
 };
 
-const testAsyncCreateUserSuccess: InlineTest = async (ctx) => {
-  const mutation = `
+/**
+ * TestActionsAsync.test_create_user_success and test_create_user_transformed_success (the same
+ * body for another action; its request transform makes the handler create another user).
+ */
+function asyncCreateUser(action: string, user: { name: string; email: string }): InlineTest {
+  return async (ctx) => {
+    const mutation = `
         mutation {
-          create_user(email: "clarke@hasura.io", name: "Clarke")
+          ${action}(email: "clarke@hasura.io", name: "Clarke")
         }
         `;
-  const actionId = await startAsync(ctx, "create_user", mutation);
-  const query = `
+    const actionId = await startAsync(ctx, action, mutation);
+    const query = `
         query ($action_id: uuid!){
-          create_user(id: $action_id){
+          ${action}(id: $action_id){
             __typename
             id
             output {
@@ -290,21 +291,20 @@ const testAsyncCreateUserSuccess: InlineTest = async (ctx) => {
           }
         }
         `;
-  const response = {
-    data: {
-      create_user: {
-        __typename: "create_user",
-        id: actionId,
-        output: {
-          __typename: "UserId",
-          id: 1,
-          user: { __typename: "user", name: "Clarke", email: "clarke@hasura.io", is_admin: false },
+    const response = {
+      data: {
+        [action]: {
+          __typename: action,
+          id: actionId,
+          output: { __typename: "UserId", id: 1, user: { __typename: "user", ...user, is_admin: false } },
         },
       },
-    },
+    };
+    await ctx.checkQueryTimeout(asyncQuery(query, actionId, {}, response), 10);
   };
-  await ctx.checkQueryTimeout(asyncQuery(query, actionId, {}, response), 10);
-};
+}
+const testAsyncCreateUserSuccess = asyncCreateUser("create_user", { name: "Clarke", email: "clarke@hasura.io" });
+const testAsyncCreateUserTransformedSuccess = asyncCreateUser("create_user_transformed", { name: "notClarke", email: "foo@bar.com" });
 
 const testAsyncCreateUserRoles: InlineTest = async (ctx) => {
   const mutation = `
@@ -420,12 +420,8 @@ const CLASSES: ClassPlan[] = [
     secretTest("test_expecting_scalar_output_type_success", SYNC, "get_scalar_action_output_type_success.yaml"),
     secretTest("test_expecting_scalar_string_output_type_got_object", SYNC, "expecting_scalar_response_got_object.yaml"),
     secretTest("test_expecting_object_output_type_got_scalar_string", SYNC, "expecting_object_response_got_scalar.yaml"),
-    caseTest("test_scalar_response_action_transformed_output", SYNC, "scalar_response_action_transformed_output.yaml", {
-      skip: TRANSFORM("a response_transform on scalar_response (update_action in step 1)"),
-    }),
-    caseTest("test_object_response_action_transformed_output", SYNC, "object_response_action_transformed_output.yaml", {
-      skip: TRANSFORM("a response_transform on create_user (update_action in step 1)"),
-    }),
+    caseTest("test_scalar_response_action_transformed_output", SYNC, "scalar_response_action_transformed_output.yaml"),
+    caseTest("test_object_response_action_transformed_output", SYNC, "object_response_action_transformed_output.yaml"),
     secretTest("test_expecting_string_scalar_array_output_type_success", SYNC, "get_string_scalar_array_action_output_type_success.yaml"),
     secretTest(
       "test_expecting_number_scalar_array_output_type_got_string_array",
@@ -468,16 +464,10 @@ const CLASSES: ClassPlan[] = [
     secretTest("test_mirror_action_unexpected_field", SYNC, "mirror_action_unexpected_field.yaml"),
     secretTest("test_mirror_action_no_field", SYNC, "mirror_action_no_field.yaml"),
     caseTest("test_mirror_action_success", SYNC, "mirror_action_success.yaml"),
-    caseTest("test_mirror_action_transformed_success", SYNC, "mirror_action_transformed_success.yaml", {
-      skip: TRANSFORM("the request_transform of mirror_transformed (schema_setup.yaml's update_action)"),
-    }),
-    caseTest("test_mirror_action_transformed_output_success", SYNC, "mirror_action_transformed_output_success.yaml", {
-      skip: TRANSFORM("the response_transform of mirror_transformed_output (schema_setup.yaml's update_action)"),
-    }),
+    caseTest("test_mirror_action_transformed_success", SYNC, "mirror_action_transformed_success.yaml"),
+    caseTest("test_mirror_action_transformed_output_success", SYNC, "mirror_action_transformed_output_success.yaml"),
     inlineTest("test_mirror_headers", testMirrorHeaders),
-    caseTest("test_results_list_transformed_output_success", SYNC, "results_list_transformed_output_success.yaml", {
-      skipSteps: { 2: TRANSFORM("the response_transform of the `results` action (schema_setup.yaml)") },
-    }),
+    caseTest("test_results_list_transformed_output_success", SYNC, "results_list_transformed_output_success.yaml"),
     inlineTest("test_create_users_output_type", testCreateUsersOutputType),
   ]),
   classPlan("TestActionsSyncWithRemoteJoins", `${SYNC}/remote_joins`, { ...useActionFixtures, graphqlService: true }, [
@@ -496,14 +486,11 @@ const CLASSES: ClassPlan[] = [
       insertThen(`${SYNC}/get_user_by_email_success.yaml`),
       `${SYNC}/get_user_by_email_success.yaml`,
     ),
-    {
-      ...inlineTest(
-        "test_query_action_success_output_nested_object",
-        insertThen(`${SYNC}/get_user_by_email_nested_success.yaml`),
-        `${SYNC}/get_user_by_email_nested_success.yaml`,
-      ),
-      skipSteps: { 9: TRANSFORM("the response_transform of get_user_by_email_nested_transformed (schema_setup.yaml)") },
-    },
+    inlineTest(
+      "test_query_action_success_output_nested_object",
+      insertThen(`${SYNC}/get_user_by_email_nested_success.yaml`),
+      `${SYNC}/get_user_by_email_nested_success.yaml`,
+    ),
     inlineTest(
       "test_query_action_success_output_nested_join",
       insertThen(`${SYNC}/get_user_by_email_nested_join_success.yaml`),
@@ -552,12 +539,7 @@ const CLASSES: ClassPlan[] = [
     inlineTest("test_async_actions_error_response_admin_role", testAsyncErrorResponseAdminRole),
     inlineTest("test_create_user_success", testAsyncCreateUserSuccess),
     inlineTest("test_create_user_roles", testAsyncCreateUserRoles),
-    inlineTest(
-      "test_create_user_transformed_success",
-      async () => undefined,
-      "",
-      TRANSFORM("the request_transform of create_user_transformed (schema_setup.yaml)"),
-    ),
+    inlineTest("test_create_user_transformed_success", testAsyncCreateUserTransformedSuccess),
     inlineTest("test_create_user_nested_success", testAsyncCreateUserNestedSuccess),
   ]),
   classPlan("TestCreateActionNestedTypeWithRelation", "queries/actions/nested-relation", useActionFixtures, [

@@ -8,8 +8,7 @@
  *   (TestDeleteEventQuery) do their state in the test body. The schema `hge_tests`, which
  *   upstream's test database holds (fixtures/postgres.py), is created first.
  * - `check_query_f` tests run their case file; the others are inline ports.
- * - Skipped: TestEventTransform (request/response transforms, Kriti), TestEventDataFormat's
- *   test_geojson (PostGIS), the MSSQL-only classes, and TestEventCreateAndResetNonDefaultSource on
+ * - Skipped: TestEventDataFormat's test_geojson (PostGIS), the MSSQL-only classes, and TestEventCreateAndResetNonDefaultSource on
  *   PGlite (its fixture adds a second PostgreSQL database as a source). No test of the module has
  *   a skip or xfail mark.
  */
@@ -26,6 +25,7 @@ import {
   testBigint,
   testCreateResetNonDefaultSource,
   testDeleteBasic,
+  testEventTransformBasic,
   testFlood,
   testHeaders,
   testInsertOnly,
@@ -101,7 +101,6 @@ function bigintSetup(): unknown {
   return { ...body, args };
 }
 
-const TRANSFORM = "request/response transforms (Kriti): the transform folder is not run";
 const POSTGIS = "PostGIS data_format case (a GEOGRAPHY column): not run";
 const NON_DEFAULT_SOURCE = SERVER_URL
   ? undefined
@@ -185,7 +184,7 @@ const CLASSES: ClassPlan[] = [
     inlineTest("test_async_execution", testAsyncExecution),
   ]),
   classPlan("TestEventTransform", "transform", "class", [
-    { ...skippedTest("test_basic", TRANSFORM), file: `${ET}/transform/basic_transform.yaml` },
+    { ...inlineTest("test_basic", testEventTransformBasic), file: `${ET}/transform/basic_transform.yaml` },
   ]),
   mssqlClass("TestEventTransformMSSQL", "transform", ["test_basic"]),
 ];

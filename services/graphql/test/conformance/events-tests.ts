@@ -367,3 +367,16 @@ export const testAsyncExecution: InlineTest = async (ctx) => {
   const elapsed = (performance.now() - start) / 1000;
   if (!(elapsed < 10)) throw new InlineFailure(`assert time_elapsed < 10: took ${elapsed.toFixed(1)} s`);
 };
+
+/** TestEventTransform.test_basic: the body, query string and headers of basic_transform.yaml's request transform. */
+export const testEventTransformBasic: InlineTest = async (ctx) => {
+  await ctx.checkQueryFile(`${ET}/transform/basic_transform.yaml`);
+  const insertRow = { id: 0, first_name: "Simon", last_name: "Marlow" };
+  await insert(ctx, T1, insertRow);
+  // check_event_transformed(..., headers={"foo": "bar"}, removedHeaders=["user-agent"], webhook_path="/?foo=bar")
+  const evFull = await evts().getEvent(3000);
+  assertEqual(evFull.path, "/?foo=bar", "event path", evFull);
+  assertEqual(evFull.headers.foo ?? null, "bar", "event header foo", evFull);
+  assertEqual(evFull.headers["user-agent"] ?? null, null, "removed header user-agent", evFull);
+  assertEqual(evFull.body, insertRow, "event body", evFull);
+};

@@ -1,15 +1,28 @@
 /**
  * A real HTTP server standing in for action handlers: each route answers what the test gives it
- * (a status and a body, or raw text), and every request it receives is recorded (path, headers,
- * parsed body) for the test to inspect.
+ * (a status and a body, or raw text), and every request it receives is recorded (method, path,
+ * headers, the body's text and, when it is JSON, the parsed body) for the test to inspect.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface Received {
+  method: string;
   path: string;
   headers: IncomingMessage["headers"];
+  /** The parsed JSON body; `{}` when there is none or it is not JSON (see `text`). */
   body: Record<string, unknown>;
+  text: string;
+  /** The raw header list, names as sent (a header sent twice appears twice). */
+  rawHeaders: string[];
+}
+
+function parsed(text: string): Record<string, unknown> {
+  try {
+    return text ? JSON.parse(text) : {};
+  } catch {
+    return {};
+  }
 }
 
 export type Answer = { status?: number; body?: unknown; raw?: string; delayMs?: number; headers?: Record<string, string> };
@@ -30,9 +43,16 @@ export async function startHandlerServer(): Promise<HandlerServer> {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", async () => {
       const text = Buffer.concat(chunks).toString("utf8");
-      const entry: Received = { path: req.url ?? "", headers: req.headers, body: text ? JSON.parse(text) : {} };
+      const entry: Received = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        body: parsed(text),
+        text,
+        rawHeaders: req.rawHeaders,
+      };
       received.push(entry);
-      const route = routes.get(entry.path);
+      const route = routes.get(entry.path) ?? routes.get(entry.path.replace(/\?.*$/s, ""));
       const answer = route ? await route(entry) : { status: 404, body: { message: "no such route" } };
       if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
       if (res.destroyed) return;

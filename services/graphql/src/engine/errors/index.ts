@@ -12,6 +12,7 @@
  *   errors/auth.ts             admin secret, JWT, JWKS, webhook
  *   errors/actions.ts          action handlers' answers and failures
  *   errors/limits.ts           API limits and the time limit
+ *   errors/transforms.ts       request and response transforms (REST connectors)
  *   errors/remote.ts           remote schemas: fetching, calling, their definitions and consistency
  *   errors/internal.ts         faults of the engine itself
  * Code outside this folder throws factory results; it never builds a HasuraError itself.
@@ -27,4 +28,5 @@ export * from "./metadata-unserved.js";
 export * from "./permissions.js";
 export * from "./remote.js";
 export * from "./request.js";
+export * from "./transforms.js";
 export * from "./values.js";

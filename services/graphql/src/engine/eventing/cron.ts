@@ -14,7 +14,8 @@ import type { Database } from "@platform/core";
 import { Cron } from "croner";
 import { isObject } from "../metadata/args.js";
 import type { Metadata } from "../metadata/types.js";
-import { hasTransform, topList } from "../metadata/unserved.js";
+import { topList } from "../metadata/unserved.js";
+import { type Transforms, transformsOf } from "../transforms/config.js";
 import { type HeaderConf, parseHeaders } from "./webhook.js";
 
 /** How many future runs are kept per trigger. */
@@ -41,6 +42,8 @@ export interface CronTrigger {
   headers: HeaderConf[];
   retry: ScheduledRetryConf;
   comment?: string;
+  /** Request and response transforms (REST connectors). */
+  transforms: Transforms;
 }
 
 const number = (value: unknown, fallback: number) => (typeof value === "number" && Number.isFinite(value) ? value : fallback);
@@ -82,12 +85,13 @@ export function nextRuns(schedule: string, from: Date, count: number): Date[] {
   return new Cron(schedule, { timezone: "UTC", paused: true }).nextRuns(count, from);
 }
 
-/** The cron triggers of metadata the engine serves (not those with transforms, nor bad schedules), by name. */
+/** The cron triggers of metadata the engine serves (not those with unreadable transforms, nor bad schedules), by name. */
 export function cronTriggersOf(metadata: Metadata): Map<string, CronTrigger> {
   const found = new Map<string, CronTrigger>();
   for (const conf of topList(metadata, "cron_triggers")) {
-    if (typeof conf.name !== "string" || typeof conf.schedule !== "string" || hasTransform(conf)) continue;
-    if (scheduleProblem(conf.schedule) !== null) continue;
+    if (typeof conf.name !== "string" || typeof conf.schedule !== "string") continue;
+    const transforms = transformsOf(conf);
+    if (scheduleProblem(conf.schedule) !== null || "problem" in transforms) continue;
     found.set(conf.name, {
       name: conf.name,
       schedule: conf.schedule,
@@ -96,6 +100,7 @@ export function cronTriggersOf(metadata: Metadata): Map<string, CronTrigger> {
       headers: parseHeaders(conf.headers),
       retry: parseRetryConf(conf.retry_conf),
       ...(typeof conf.comment === "string" ? { comment: conf.comment } : {}),
+      transforms: transforms.transforms,
     });
   }
   return found;

@@ -27,15 +27,24 @@ export function eventPayload(event: QueuedEvent, trigger: EventTrigger) {
 }
 
 export interface Attempt {
-  invocation: Invocation;
+  /** Absent when the request transform failed: nothing was sent, and nothing is logged. */
+  invocation?: Invocation;
   outcome: Outcome;
   /** Why the attempt failed, for the log. */
   failure?: string;
 }
 
 export async function deliver(event: QueuedEvent, trigger: EventTrigger, env: Env, signal?: AbortSignal): Promise<Attempt> {
-  const target = { webhook: trigger.webhook, headers: trigger.headers, timeoutSec: trigger.retry.timeoutSec };
-  const posted = await postWebhook(target, eventPayload(event, trigger), env, signal);
+  const target = {
+    webhook: trigger.webhook,
+    headers: trigger.headers,
+    timeoutSec: trigger.retry.timeoutSec,
+    transforms: trigger.transforms,
+  };
+  const session = (event.payload.session_variables ?? null) as Record<string, string> | null;
+  const posted = await postWebhook(target, eventPayload(event, trigger), env, signal, session);
+  // A request transform that fails marks the event as an error at once, as Hasura does.
+  if ("refused" in posted) return { outcome: { kind: "error" }, failure: `request transform failed: ${JSON.stringify(posted.refused)}` };
   if (posted.ok) return { invocation: posted.invocation, outcome: { kind: "delivered" } };
   const { numRetries, intervalSec } = trigger.retry;
   return {

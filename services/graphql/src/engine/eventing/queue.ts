@@ -68,7 +68,8 @@ export async function releaseEvents(db: Database, ids: readonly string[]): Promi
 
 export interface Recorded {
   event: QueuedEvent;
-  invocation: Invocation;
+  /** Absent when nothing was sent (a request transform failed): no invocation is logged. */
+  invocation?: Invocation | undefined;
   outcome: Outcome;
 }
 
@@ -82,9 +83,10 @@ export async function recordAttempts(db: Database, attempts: readonly Recorded[]
     attempts.map(({ event, invocation, outcome }) => ({
       id: event.id,
       trigger_name: event.trigger_name,
-      status: invocation.status,
-      request: invocation.request,
-      response: invocation.response,
+      logged: invocation !== undefined,
+      status: invocation?.status ?? null,
+      request: invocation?.request ?? null,
+      response: invocation?.response ?? null,
       kind: outcome.kind,
       after_ms: outcome.kind === "retry" ? outcome.afterMs : null,
     })),
@@ -93,7 +95,8 @@ export async function recordAttempts(db: Database, attempts: readonly Recorded[]
     await tx.query({
       text: `INSERT INTO hdb_catalog.event_invocation_logs (trigger_name, event_id, status, request, response)
         SELECT o.trigger_name, o.id, o.status, o.request, o.response
-        FROM json_to_recordset($1::json) AS o(id text, trigger_name text, status int, request json, response json)`,
+        FROM json_to_recordset($1::json) AS o(id text, trigger_name text, logged boolean, status int, request json, response json)
+        WHERE o.logged`,
       values: [rows],
     });
     await tx.query({

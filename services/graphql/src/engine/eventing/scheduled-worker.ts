@@ -120,7 +120,7 @@ export class ScheduledWorker extends QueueWorker<ScheduledEvent, ScheduledRecord
     const trigger = this.triggers.get(event.trigger_name ?? "");
     if (!trigger) return undefined;
     return {
-      target: { webhook: trigger.webhook, headers: trigger.headers, timeoutSec: trigger.retry.timeoutSec },
+      target: { webhook: trigger.webhook, headers: trigger.headers, timeoutSec: trigger.retry.timeoutSec, transforms: trigger.transforms },
       retry: trigger.retry,
       payload: trigger.payload,
       comment: trigger.comment,
@@ -135,6 +135,14 @@ export class ScheduledWorker extends QueueWorker<ScheduledEvent, ScheduledRecord
     }
     if (event.late_ms > delivery.retry.toleranceSec * 1000) return { record: { event, outcome: { kind: "dead" } } };
     const posted = await postWebhook(delivery.target, scheduledPayload(event, delivery), this.options.env, signal);
+    // A request transform that fails marks the event as an error at once, as for event triggers.
+    if ("refused" in posted) {
+      this.logger?.warn(
+        { eventId: event.id, kind: event.kind, trigger: event.trigger_name, errors: posted.refused },
+        "request transform failed",
+      );
+      return { record: { event, outcome: { kind: "error" } } };
+    }
     if (posted.ok) return { record: { event, invocation: posted.invocation, outcome: { kind: "delivered" } } };
     if (!signal.aborted)
       this.logger?.warn(

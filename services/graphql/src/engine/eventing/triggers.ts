@@ -5,7 +5,8 @@
  * which headers, and how often it is tried.
  */
 import type { Metadata, QualifiedTable } from "../metadata/types.js";
-import { hasTransform } from "../metadata/unserved.js";
+import { transformProblem } from "../metadata/unserved.js";
+import { type Transforms, transformsOf } from "../transforms/config.js";
 import { type HeaderConf, parseHeaders } from "./webhook.js";
 
 export type Op = "INSERT" | "UPDATE" | "DELETE";
@@ -46,6 +47,8 @@ export interface EventTrigger {
   headers: HeaderConf[];
   retry: RetryConf;
   cleanup?: CleanupConfig;
+  /** Request and response transforms (REST connectors: https://hasura.io/docs/latest/event-triggers/rest-connectors/). */
+  transforms: Transforms;
 }
 
 type Json = Record<string, unknown>;
@@ -79,6 +82,7 @@ export function parseTrigger(table: QualifiedTable, conf: Json): EventTrigger {
   }
   const retry = isObject(conf.retry_conf) ? conf.retry_conf : {};
   const cleanupConfig = cleanup(conf.cleanup_config);
+  const transforms = transformsOf(conf);
   return {
     name: String(conf.name),
     table,
@@ -92,6 +96,8 @@ export function parseTrigger(table: QualifiedTable, conf: Json): EventTrigger {
       timeoutSec: number(retry.timeout_sec, 60),
     },
     ...(cleanupConfig ? { cleanup: cleanupConfig } : {}),
+    // Triggers whose transforms cannot be read are not served (eventTriggersOf).
+    transforms: "transforms" in transforms ? transforms.transforms : {},
   };
 }
 
@@ -101,8 +107,8 @@ export function eventTriggersOf(metadata: Metadata, source: string): Map<string,
   const tables = metadata.sources.find((s) => s.name === source)?.tables ?? [];
   for (const table of tables) {
     for (const conf of table.event_triggers ?? []) {
-      // Triggers with transforms are not served (metadata/unserved.ts reports them).
-      if (isObject(conf) && typeof conf.name === "string" && !hasTransform(conf)) found.set(conf.name, parseTrigger(table.table, conf));
+      // Triggers whose transforms cannot be read are not served (metadata/unserved.ts reports them).
+      if (isObject(conf) && typeof conf.name === "string" && !transformProblem(conf)) found.set(conf.name, parseTrigger(table.table, conf));
     }
   }
   return found;

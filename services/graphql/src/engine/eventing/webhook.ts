@@ -8,9 +8,23 @@
  * again after the retry interval, or after the answer's `Retry-After` seconds, until its retries
  * are spent; as in Hasura, a `Retry-After` answer is honoured even then
  * (retryOrSetError in server/src-lib/Hasura/Eventing/EventTrigger.hs).
+ *
+ * A trigger's request transform (transforms/apply.ts) reshapes the request before it is sent: a
+ * transform that fails sends nothing and the event is an error at once; a response transform
+ * reshapes a delivered answer's body as it is logged, and its failure is a failed attempt
+ * (Hasura's processEventQueue and invokeRequest in server/src-lib/Hasura/Eventing/).
  */
-import { PostFailure, postJson } from "../executors/http-post.js";
+import { DEFAULT_HEADERS, PostFailure, type PostResult, postJson, sendRequest } from "../executors/http-post.js";
 import { resolveTemplate } from "../remote/env-template.js";
+import {
+  type HttpRequest,
+  jsonOrNull,
+  requestContext,
+  TransformFailure,
+  transformRequest,
+  transformResponse,
+} from "../transforms/apply.js";
+import type { Transforms } from "../transforms/config.js";
 
 const MAX_LOGGED_BODY = 64 * 1024;
 /** The status Hasura records for an attempt that got no HTTP answer. */
@@ -29,6 +43,8 @@ export interface WebhookTarget {
   webhook: { url: string } | { fromEnv: string };
   headers: HeaderConf[];
   timeoutSec: number;
+  /** The trigger's request and response transforms (REST connectors). */
+  transforms?: Transforms | undefined;
 }
 
 /** What an invocation log row keeps. */
@@ -97,25 +113,71 @@ export function afterFailure(tries: number, numRetries: number, intervalSec: num
   return { kind: "retry", afterMs: Math.max(0, retryAfter ?? intervalSec) * 1000 };
 }
 
-export async function postWebhook(target: WebhookTarget, payload: unknown, env: Env, signal?: AbortSignal): Promise<Posted> {
+/** A request transform that failed: the event is not sent, and not tried again (Hasura's processEventQueue). */
+export interface Refused {
+  refused: unknown[];
+}
+
+const clientError = (status: number, request: unknown, message: string): Invocation => ({
+  status,
+  request,
+  response: { type: "client_error", data: { message }, version: "2" },
+});
+
+/**
+ * POSTs `payload`, or the request its transform makes of it. `session` is what the transform
+ * sees as `$session_variables` (an event's, or null). The log keeps the body sent (as JSON, or
+ * null when it is not JSON) and the configured headers, as Hasura's does.
+ */
+export async function postWebhook(
+  target: WebhookTarget,
+  payload: unknown,
+  env: Env,
+  signal?: AbortSignal,
+  session: Record<string, string> | null = null,
+): Promise<Posted | Refused> {
   let sent: Array<{ name: string; value: string }> = [];
-  const request = () => ({ payload, headers: sent, version: "2" });
+  let logged = payload;
+  const request = () => ({ payload: logged, headers: sent, version: "2" });
   try {
     const url = webhookUrl(target, env);
     sent = resolveHeaders(target, env);
     const outgoing: Record<string, string> = { "Content-Type": "application/json" };
     for (const h of sent) outgoing[h.name] = h.value;
-    const answer = await postJson(url, outgoing, JSON.stringify(payload), {
-      timeoutMs: target.timeoutSec * 1000,
-      signal,
-      maxResponseBytes: MAX_LOGGED_BODY,
-    });
+    const body = JSON.stringify(payload);
+    const options = { timeoutMs: target.timeoutSec * 1000, signal, maxResponseBytes: MAX_LOGGED_BODY };
+    const transforms = target.transforms;
+    let answer: PostResult;
+    if (transforms?.request) {
+      const original = { method: "POST", url, headers: [...Object.entries(DEFAULT_HEADERS), ...Object.entries(outgoing)], body };
+      let transformed: HttpRequest;
+      try {
+        transformed = transformRequest(transforms.request, original, requestContext(original, payload as never, session));
+      } catch (error) {
+        if (error instanceof TransformFailure) return { refused: error.errors };
+        throw error;
+      }
+      logged = jsonOrNull(transformed.body);
+      answer = await sendRequest(transformed, options);
+    } else answer = await postJson(url, outgoing, body, options);
     const ok = answer.status >= 200 && answer.status < 300;
+    let answerBody = answer.text;
+    // A response transform applies to a delivered event's answer, as it is logged (Hasura's invokeRequest).
+    if (ok && transforms?.response) {
+      const context = transforms.request ? requestContext({ method: "POST", url, headers: [], body }, payload as never, session) : null;
+      try {
+        answerBody = JSON.stringify(transformResponse(transforms.response, answer, session, context));
+      } catch (error) {
+        if (!(error instanceof TransformFailure)) throw error;
+        const message = JSON.stringify(error.errors);
+        return { invocation: clientError(500, request(), message), ok: false, failure: `response transform failed: ${message}` };
+      }
+    }
     const response = {
       type: "webhook_response",
       data: {
-        size: Buffer.byteLength(answer.text),
-        body: answer.text,
+        size: Buffer.byteLength(answerBody),
+        body: answerBody,
         headers: answer.headers.map(([name, value]) => ({ name, value })),
         status: answer.status,
       },
@@ -128,11 +190,6 @@ export async function postWebhook(target: WebhookTarget, payload: unknown, env: 
     if (signal?.aborted) throw error;
     if (!(error instanceof PostFailure) && !(error instanceof ConfigurationError)) throw error;
     const message = error instanceof PostFailure && error.timedOut ? "Response timeout" : error.message;
-    const invocation = {
-      status: CLIENT_ERROR_STATUS,
-      request: request(),
-      response: { type: "client_error", data: { message }, version: "2" },
-    };
-    return { invocation, ok: false, failure: message };
+    return { invocation: clientError(CLIENT_ERROR_STATUS, request(), message), ok: false, failure: message };
   }
 }

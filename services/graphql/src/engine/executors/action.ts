@@ -18,6 +18,7 @@ import {
   actionUnexpectedResponse,
   actionUnexpectedStatus,
   duringExecution,
+  transformFailed,
 } from "../errors/index.js";
 import { statementFailure } from "../errors/postgres.js";
 import { JsonNumber, jsonText, RawJson } from "../json/number.js";
@@ -26,7 +27,15 @@ import type { ActionModel, CustomTypesModel, HeaderModel, TypeRef } from "../mod
 import type { ActionNode, OutputField } from "../plan/types.js";
 import { resolveTemplate } from "../remote/env-template.js";
 import { forwardableHeaders } from "../request/client-headers.js";
-import { PostFailure, type PostResult, postJson } from "./http-post.js";
+import {
+  type HttpRequest,
+  jsonOrNull,
+  requestContext,
+  TransformFailure,
+  transformRequest,
+  transformResponse,
+} from "../transforms/apply.js";
+import { DEFAULT_HEADERS, PostFailure, type PostResult, postJson, sendRequest } from "./http-post.js";
 
 /** What an action call needs beyond its plan node. */
 export interface ActionCall {
@@ -103,15 +112,29 @@ function payloadText(call: HandlerCall): string {
   return `{"action":{"name":${JSON.stringify(call.action.name)}},"input":${jsonText(call.input)},"session_variables":${JSON.stringify(call.sessionVariables)}${query}}`;
 }
 
+/** A transformed request as an error's `internal` reports it (Hasura's Transformable request JSON). */
+function reportedTransformed(sent: HttpRequest, timeoutSeconds: number) {
+  const at = sent.url.indexOf("?");
+  return {
+    url: sent.url,
+    method: sent.method,
+    headers: sent.headers,
+    body: sent.body,
+    query_string: at < 0 ? "" : sent.url.slice(at),
+    response_timeout: String(timeoutSeconds * 1_000_000),
+  };
+}
+
 /** The request as an error's `internal` reports it (built only when a call fails). */
-function reportedRequest(call: HandlerCall) {
+function reportedRequest(call: HandlerCall, sent?: HttpRequest) {
   const payload = {
     action: { name: call.action.name },
     input: call.input,
     session_variables: call.sessionVariables,
     ...(call.query !== undefined ? { request_query: call.query } : {}),
   };
-  return { body: payload, url: call.action.handler, headers: reportedHeaders(call.action, call), transformed_request: null };
+  const transformed = sent ? reportedTransformed(sent, call.action.timeoutSeconds) : null;
+  return { body: payload, url: call.action.handler, headers: reportedHeaders(call.action, call), transformed_request: transformed };
 }
 
 /** The handler's response as an error's `internal` reports it. */
@@ -124,19 +147,49 @@ function exchangeOf(call: HandlerCall, response: PostResult, value: unknown): Ac
   return { response: reportedResponse(response, value), request: reportedRequest(call) };
 }
 
+/** The request a request transform made of the call, or undefined without one; throws Hasura's transform error. */
+function transformedRequest(call: HandlerCall, url: string, headers: Record<string, string>, body: string) {
+  const transform = call.action.transforms.request;
+  if (!transform) return undefined;
+  const original = { method: "POST", url, headers: [...Object.entries(DEFAULT_HEADERS), ...Object.entries(headers)], body };
+  try {
+    return transformRequest(transform, original, requestContext(original, jsonOrNull(body), call.sessionVariables));
+  } catch (error) {
+    if (error instanceof TransformFailure) throw transformFailed("request", error.errors);
+    throw error;
+  }
+}
+
+/** The handler's answer after the action's response transform (Hasura applies it to every answer, before its status is read). */
+function transformedAnswer(call: HandlerCall, response: PostResult, sent: HttpRequest | undefined): PostResult {
+  const transform = call.action.transforms.response;
+  if (!transform) return response;
+  const request = sent ? requestContext(sent, jsonOrNull(sent.body), call.sessionVariables) : null;
+  try {
+    return { ...response, text: JSON.stringify(transformResponse(transform, response, call.sessionVariables, request)) };
+  } catch (error) {
+    if (error instanceof TransformFailure) throw transformFailed("response", error.errors);
+    throw error;
+  }
+}
+
 /** Posts Hasura's payload; resolves to the handler's JSON answer, checked against the action's output type. */
 export async function callHandler(call: HandlerCall): Promise<unknown> {
   const { action } = call;
   const headers = handlerHeaders(action, call);
   // Most handler URLs hold no {{VAR}}: no template to resolve on each call.
   const url = action.handler.includes("{{") ? resolveTemplate(action.handler, call.env, actionEnvMissing) : action.handler;
+  const body = payloadText(call);
+  const sent = transformedRequest(call, url, headers, body);
   let response: PostResult;
   try {
-    response = await postJson(url, headers, payloadText(call), { timeoutMs: action.timeoutSeconds * 1000, signal: call.signal });
+    const options = { timeoutMs: action.timeoutSeconds * 1000, signal: call.signal };
+    response = sent ? await sendRequest(sent, options) : await postJson(url, headers, body, options);
   } catch (error) {
     if (!(error instanceof PostFailure)) throw error;
-    throw actionHttpException({ error: { type: "http_exception", message: error.message }, request: reportedRequest(call) });
+    throw actionHttpException({ error: { type: "http_exception", message: error.message }, request: reportedRequest(call, sent) });
   }
+  response = transformedAnswer(call, response, sent);
   const { text } = response;
   // Hasura passes a handler's cookies on to the client (mkSetCookieHeaders).
   for (const [name, value] of response.headers) if (name.toLowerCase() === "set-cookie") call.setCookies?.push(value);

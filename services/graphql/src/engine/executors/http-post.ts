@@ -71,17 +71,57 @@ function pairs(raw: string[]): Array<[string, string]> {
   return out;
 }
 
+export interface PostOptions {
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+  /** Keeps at most this many bytes of the answer's body; the rest is not read. */
+  maxResponseBytes?: number | undefined;
+}
+
 /** POSTs `body`; rejects with a PostFailure (or the signal's reason when it aborts first). */
-export function postJson(
+export function postJson(url: string, headers: Record<string, string>, body: string, options: PostOptions): Promise<PostResult> {
+  return sendHttp(url, "POST", { "User-Agent": USER_AGENT, ...headers }, body, options);
+}
+
+/** A request as a request transform shapes it (transforms/apply.ts). */
+export interface HttpRequest {
+  method: string;
+  url: string;
+  /** Names as sent, in order (a name may appear twice, as after `add_headers`). */
+  headers: Array<[string, string]>;
+  /** The body's text, or null for none. */
+  body: string | null;
+}
+
+/** Sends a request a transform made. */
+export function sendRequest(request: HttpRequest, options: PostOptions): Promise<PostResult> {
+  return sendHttp(request.url, request.method, headerRecord(request.headers), request.body, options);
+}
+
+/** Headers as node's client takes them: a name given twice (any case) is sent twice. */
+function headerRecord(headers: Array<[string, string]>): Record<string, string | string[]> {
+  const byName = new Map<string, [string, string[]]>();
+  for (const [name, value] of headers) {
+    const entry = byName.get(name.toLowerCase());
+    if (entry) entry[1].push(value);
+    else byName.set(name.toLowerCase(), [name, [value]]);
+  }
+  return Object.fromEntries([...byName.values()].map(([name, values]) => [name, values.length === 1 ? (values[0] as string) : values]));
+}
+
+/** The headers every call starts from before a request transform adds or removes some. */
+export const DEFAULT_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "User-Agent": USER_AGENT });
+
+/**
+ * Sends a request with exactly these headers (and Content-Length when there is a body), as a
+ * request transform shapes it: any method, no body, or a body of any type.
+ */
+export function sendHttp(
   url: string,
-  headers: Record<string, string>,
-  body: string,
-  options: {
-    timeoutMs: number;
-    signal?: AbortSignal | undefined;
-    /** Keeps at most this many bytes of the answer's body; the rest is not read. */
-    maxResponseBytes?: number | undefined;
-  },
+  method: string,
+  headers: Record<string, string | string[]>,
+  body: string | null,
+  options: PostOptions,
 ): Promise<PostResult> {
   return new Promise((resolve, reject) => {
     const target = targetOf(url);
@@ -92,7 +132,8 @@ export function postJson(
     const send = target.secure ? httpsRequest : httpRequest;
     const requestOptions: RequestOptions = {
       ...target.options,
-      headers: { "User-Agent": USER_AGENT, ...headers, "Content-Length": Buffer.byteLength(body) },
+      method,
+      headers: body === null ? headers : { ...headers, "Content-Length": Buffer.byteLength(body) },
     };
     let current: ClientRequest | undefined;
     let settled = false;
@@ -152,7 +193,8 @@ export function postJson(
         response.on("error", (error) => finish(new PostFailure(error.message, false, { cause: error })));
         response.on("end", done);
       });
-      request.end(body);
+      if (body === null) request.end();
+      else request.end(body);
     };
     attempt(true);
   });

@@ -3,7 +3,9 @@
  * malformed body is a `parse-failed` error at the JSON path of the bad value, with Aeson's
  * wording (`key "table" not found`, `expected Object, but encountered String`).
  */
+
 import { parseFailed } from "../errors/index.js";
+import { jsonKind } from "../json/kind.js";
 import { DEFAULT_SOURCE, type QualifiedTable } from "./types.js";
 
 export type Json = Record<string, unknown>;
@@ -15,21 +17,6 @@ export { parseFailed, quoted, tableLabel } from "../errors/index.js";
 export function at(path: string, key: string | number): string {
   if (typeof key === "number") return `${path}[${key}]`;
   return /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? `${path}.${key}` : `${path}['${key}']`;
-}
-
-function jsonKind(value: unknown): string {
-  if (value === null) return "Null";
-  if (Array.isArray(value)) return "Array";
-  switch (typeof value) {
-    case "string":
-      return "String";
-    case "number":
-      return "Number";
-    case "boolean":
-      return "Boolean";
-    default:
-      return "Object";
-  }
 }
 
 export function isObject(value: unknown): value is Json {

@@ -7,6 +7,7 @@
  * Some problems stop the check at once (Hasura's `refute`), the others are collected (`dispute`).
  * The reasons are Hasura's words (showCustomTypeValidationError), spaces included.
  */
+import { transformsOf } from "../transforms/config.js";
 import { isObject, type Json } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import type { Metadata } from "./types.js";
@@ -168,7 +169,9 @@ export function actionTypeProblem(definition: Json, types: unknown, catalog: Cat
     if (nested.length > 0)
       return `in action ${JSON.stringify(name)}; Async action relations cannot be used with object fields: ${quoted(nested.map(nameOf))}`;
   }
-  return null;
+  // Transforms of a shape Hasura's metadata decoding refuses (kept by replace_metadata).
+  const transforms = transformsOf(definition);
+  return "problem" in transforms ? transforms.problem : null;
 }
 
 const orNull = (value: unknown): unknown => (value === undefined ? null : value);

@@ -30,6 +30,7 @@ import {
 } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import { ARGS, findSource, type Operation, requireTable, setOrDrop, success, withSource } from "./edit.js";
+import { checkTransforms } from "./transform-checks.js";
 import type { Metadata, QualifiedTable, SourceMetadata } from "./types.js";
 import { tableList, topList, withTopList } from "./unserved.js";
 
@@ -68,6 +69,7 @@ function checkTriggerArgs(args: Json, name: string): void {
     if (Array.isArray(spec.columns) && spec.columns.length === 0) throw parseFailed("found empty column specification", ARGS);
     if (Array.isArray(spec.payload) && spec.payload.length === 0) throw parseFailed("found empty payload specification", ARGS);
   }
+  checkTransforms(args, ARGS);
 }
 
 /** Where the trigger of that name is, in any table of the source. */
@@ -187,6 +189,7 @@ export const createCronTrigger: Operation = (metadata, raw) => {
   optionalBoolean(args, "include_in_metadata", ARGS);
   if (given(args.headers)) asArray(args.headers, at(ARGS, "headers"));
   checkScheduledRetryConf(args);
+  checkTransforms(args, ARGS);
   const replace = optionalBoolean(args, "replace", ARGS) ?? false;
   const triggers = topList(metadata, "cron_triggers");
   const exists = triggers.some((t) => t.name === name);

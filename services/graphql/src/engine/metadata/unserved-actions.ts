@@ -11,6 +11,7 @@ import type { CatalogView } from "./catalog-view.js";
 import { actionTypeProblem, customTypeProblems, customTypesReason, reportedAction, reportedCustomTypes } from "./custom-types.js";
 import { ARGS, type Operation, setOrDrop, success } from "./edit.js";
 import { checkHeaders } from "./headers.js";
+import { checkTransforms } from "./transform-checks.js";
 import type { Metadata } from "./types.js";
 import { topList, withTopList } from "./unserved.js";
 
@@ -28,6 +29,7 @@ function actionDefinition(value: unknown, path: string): Json {
     });
   }
   checkHeaders(definition, path);
+  checkTransforms(definition, path);
   const type = optionalString(definition, "type", path);
   if (type !== undefined && type !== "mutation" && type !== "query")
     throw parseFailed(`expected mutation or query, but found ${type}`, path);

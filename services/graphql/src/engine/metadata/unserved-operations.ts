@@ -4,6 +4,7 @@
  */
 import { pauseEventTriggerCleanups, resumeEventTriggerCleanups } from "./cleanup-commands.js";
 import type { Operation } from "./edit.js";
+import { testWebhookTransform } from "./test-webhook-transform.js";
 import { createCronTrigger, createEventTrigger, deleteCronTrigger, deleteEventTrigger, getCronTriggers } from "./trigger-commands.js";
 import {
   createAction,
@@ -47,6 +48,7 @@ export const UNSERVED_GLOBAL_OPERATIONS: Record<string, { run: Operation; modifi
   create_cron_trigger: change(createCronTrigger),
   delete_cron_trigger: change(deleteCronTrigger),
   get_cron_triggers: { run: getCronTriggers, modifies: false },
+  test_webhook_transform: { run: testWebhookTransform, modifies: false },
   pause_event_trigger_cleanups: change(pauseEventTriggerCleanups),
   resume_event_trigger_cleanups: change(resumeEventTriggerCleanups),
   create_query_collection: change(createQueryCollection),

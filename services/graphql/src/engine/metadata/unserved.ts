@@ -1,8 +1,8 @@
 /**
  * Metadata this engine keeps but does not serve yet: remote relationships other than a table's to
- * a remote schema (remote/relationships.ts serves those), event triggers and cron triggers with
- * request or response transforms (those without are served, eventing/), inherited roles and REST
- * endpoints. They are stored and
+ * a remote schema (remote/relationships.ts serves those), event triggers and cron triggers whose
+ * request or response transforms cannot be read (the others are served, eventing/), inherited
+ * roles and REST endpoints. They are stored and
  * exported as given (replace_metadata, a metadata directory, or the commands in the
  * unserved-*.ts files) and each one is reported as an inconsistent object, with the `type` and
  * `name` Hasura gives it (`moiTypeName` / `moiName` in Hasura's
@@ -20,6 +20,7 @@
 
 import { scheduleProblem } from "../eventing/cron.js";
 import { remoteRelationshipDefinition, toRemoteSchema } from "../remote/relationships.js";
+import { transformsOf } from "../transforms/config.js";
 import { isObject, type Json, tableLabel } from "./args.js";
 import type { CatalogView } from "./catalog-view.js";
 import type { InconsistentObject } from "./consistency.js";
@@ -35,16 +36,20 @@ const TOP_LISTS = [
   { key: "rest_endpoints", type: "rest_endpoint", what: "REST endpoints" },
 ] as const;
 
-/** Table-level lists of objects not served (event triggers only when they have transforms). */
+/** Table-level lists of objects not served (event triggers only when their transforms cannot be read). */
 const TABLE_LISTS = [
   { key: "remote_relationships", type: "remote_relationship", what: "remote relationships" },
   { key: "event_triggers", type: "event_trigger", what: "event triggers" },
 ] as const;
 
-/** An event or cron trigger with a request or response transform (not applied by this engine yet: not served). */
-export const hasTransform = (trigger: Json): boolean =>
-  (trigger.request_transform !== undefined && trigger.request_transform !== null) ||
-  (trigger.response_transform !== undefined && trigger.response_transform !== null);
+/**
+ * Why an event or cron trigger's request or response transform cannot be read (a shape Hasura's
+ * metadata decoding refuses, kept by replace_metadata), or null: such a trigger is not served.
+ */
+export function transformProblem(trigger: Json): string | null {
+  const read = transformsOf(trigger);
+  return "problem" in read ? `Inconsistent object: invalid transform: ${read.problem}` : null;
+}
 
 /** The reason every unserved object is reported with. */
 export function notServed(what: string): string {
@@ -105,9 +110,10 @@ function actionProblem(entry: Json, metadata: Metadata, catalog: CatalogView | u
   return null;
 }
 
-/** Why a cron trigger is not served (a transform, or a schedule that is not a cron expression), or null. */
+/** Why a cron trigger is not served (a transform that cannot be read, or a schedule that is not a cron expression), or null. */
 function cronProblem(entry: Json): string | null {
-  if (hasTransform(entry)) return notServed("request and response transforms of cron triggers");
+  const transform = transformProblem(entry);
+  if (transform !== null) return transform;
   const schedule = typeof entry.schedule === "string" ? entry.schedule : "";
   const problem = scheduleProblem(schedule);
   return problem === null ? null : `Inconsistent object: invalid cron expression "${schedule}": ${problem}`;
@@ -162,13 +168,14 @@ export function unservedInconsistencies(metadata: Metadata, catalog?: CatalogVie
         for (const entry of tableList(table, key)) {
           // Relationships to remote schemas are served (remote/relationships.ts reports those that do not resolve).
           if (type === "remote_relationship" && toRemoteSchema(entry)) continue;
-          // Event triggers are served, but not their request and response transforms.
-          if (type === "event_trigger" && !hasTransform(entry)) continue;
+          // Event triggers are served, unless their transforms cannot be read.
+          const transform = type === "event_trigger" ? transformProblem(entry) : null;
+          if (type === "event_trigger" && transform === null) continue;
           const definition =
             type === "event_trigger"
               ? { table: table.table, configuration: entry }
               : remoteRelationshipDefinition(entry, source.name, table.table);
-          const reason = type === "event_trigger" ? notServed("request and response transforms of event triggers") : notServed(what);
+          const reason = transform ?? notServed(what);
           found.push({ definition, name: `${type} ${nameOf(entry)} ${where}`, reason, type });
         }
       }
@@ -208,7 +215,9 @@ export function dropUnserved(metadata: Metadata, catalog: CatalogView): Metadata
           t = setOrDrop(
             t,
             key,
-            tableList(t, key).filter((entry) => (key === "remote_relationships" ? toRemoteSchema(entry) : !hasTransform(entry))),
+            tableList(t, key).filter((entry) =>
+              key === "remote_relationships" ? toRemoteSchema(entry) : transformProblem(entry) === null,
+            ),
           );
       return t;
     }),

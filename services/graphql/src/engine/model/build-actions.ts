@@ -9,6 +9,7 @@ import { isObject, type Json } from "../metadata/args.js";
 import type { CatalogView } from "../metadata/catalog-view.js";
 import { actionTypeProblem, customTypeProblems } from "../metadata/custom-types.js";
 import type { Metadata } from "../metadata/types.js";
+import { transformsOf } from "../transforms/config.js";
 import type { ActionModel, CustomFieldModel, CustomTypesModel, HeaderModel, TableModel, TypeRef } from "./types.js";
 
 /** Hasura's default handler timeout (ActionDefinition `timeout`, seconds). */
@@ -78,6 +79,7 @@ function headers(value: unknown): HeaderModel[] {
 function action(entry: Json, definition: Json): ActionModel {
   const type = definition.type === "query" ? "query" : "mutation";
   const timeout = Number(definition.timeout);
+  const transforms = transformsOf(definition);
   return {
     name: String(entry.name),
     type,
@@ -89,6 +91,8 @@ function action(entry: Json, definition: Json): ActionModel {
     headers: headers(definition.headers),
     forwardClientHeaders: definition.forward_client_headers === true,
     timeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : DEFAULT_TIMEOUT_SECONDS,
+    // actionTypeProblem has refused an action whose transforms cannot be read.
+    transforms: "transforms" in transforms ? transforms.transforms : {},
     description: text(entry.comment),
     permissions: new Set(list(entry.permissions).map((p) => String(p.role))),
   };

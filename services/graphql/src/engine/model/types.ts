@@ -2,6 +2,7 @@
 import type { DeletePermission, InsertPermission, SelectPermission, UpdatePermission } from "../metadata/types.js";
 import type { RemoteRelationshipModel } from "../remote/relationships.js";
 import type { RemoteSchemaModel } from "../remote/types.js";
+import type { Transforms } from "../transforms/config.js";
 
 export interface ColumnModel {
   /** Column name in PostgreSQL. */
@@ -185,6 +186,8 @@ export interface ActionModel {
   headers: HeaderModel[];
   forwardClientHeaders: boolean;
   timeoutSeconds: number;
+  /** The request and response transforms (REST connectors), applied to each call. */
+  transforms: Transforms;
   description: string | null;
   /** Roles given the action by create_action_permission (admin always has it). */
   permissions: Set<string>;

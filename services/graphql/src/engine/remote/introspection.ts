@@ -6,7 +6,9 @@
  * (`Error in $.types[1].possibleTypes[0].name: parsing Name failed, expected String, but
  * encountered Null`), paths below `__schema` as Hasura's show them.
  */
+
 import { getIntrospectionQuery, parseValue } from "graphql";
+import { jsonKind } from "../json/kind.js";
 import type { TypeRef } from "../model/types.js";
 import type { RemoteFieldDef, RemoteInputValue, RemoteIntrospection, RemoteTypeDef } from "./types.js";
 
@@ -18,14 +20,7 @@ export class IntrospectionFailure extends Error {}
 
 type Obj = Record<string, unknown>;
 
-function kindOf(value: unknown): string {
-  if (value === null) return "Null";
-  if (Array.isArray(value)) return "Array";
-  if (typeof value === "object") return "Object";
-  if (typeof value === "string") return "String";
-  if (typeof value === "number") return "Number";
-  return "Boolean";
-}
+const kindOf = jsonKind;
 
 const fail = (path: string, message: string): never => {
   throw new IntrospectionFailure(`Error in ${path}: ${message}`);
