@@ -65,6 +65,23 @@ beforeAll(async () => {
 afterAll(async () => service.close());
 
 describe("GraphQL service over HTTP", () => {
+  it("answers the legacy /v1/query data operations with every digit of a bigint past 2^53", async () => {
+    const created = await post("/v2/query", { type: "run_sql", args: { sql: "CREATE TABLE counter (id int PRIMARY KEY, big bigint)" } });
+    expect(created.statusCode).toBe(200);
+    expect((await post("/v1/metadata", { type: "pg_track_table", args: { table: "counter" } })).statusCode).toBe(200);
+    const insert = await app.inject({
+      method: "POST",
+      url: "/v1/query",
+      headers: { "x-hasura-admin-secret": SECRET, "content-type": "application/json" },
+      payload: '{"type":"insert","args":{"table":"counter","objects":[{"id":1,"big":9007199254740993}],"returning":["big"]}}',
+    });
+    expect(insert.body).toBe('{"affected_rows":1,"returning":[{"big":9007199254740993}]}');
+    const select = await post("/v1/query", { type: "select", args: { table: "counter", columns: ["id", "big"] } });
+    expect(select.statusCode).toBe(200);
+    expect(select.headers["content-type"]).toMatch(/^application\/json/);
+    expect(select.body).toBe('[{"id":1,"big":9007199254740993}]');
+  });
+
   it("answers health and version", async () => {
     const health = await app.inject({ method: "GET", url: "/healthz" });
     expect(health.statusCode).toBe(200);

@@ -15,6 +15,7 @@ import {
   withStatus,
 } from "../engine/errors/index.js";
 import { errorBody, type GraphQLResponse } from "../engine/execute.js";
+import { jsonText } from "../engine/json/number.js";
 import type { RequestContext } from "../engine/limits/guard.js";
 import type { Session } from "../engine/request/session.js";
 import { VERSION } from "../engine/version.js";
@@ -131,13 +132,15 @@ export function buildHttpApp(api: GraphqlApi, options: HttpOptions): FastifyInst
   });
 
   for (const endpoint of ["/v1/metadata", "/v2/query", "/v1/query"] as const) {
-    app.post(endpoint, async (request) => {
+    app.post(endpoint, async (request, reply) => {
       const session = await api.resolveSession(headerMap(request), request.body).catch((error: unknown) => {
         if (error instanceof HasuraError) throw withStatus(error, 401);
         throw error;
       });
       if (!session.isAdmin && session.role !== "admin") throw adminOnly();
-      return api.admin(endpoint, request.body, { ...session.variables, "x-hasura-role": session.role });
+      const result = await api.admin(endpoint, request.body, { ...session.variables, "x-hasura-role": session.role });
+      // Printed by jsonText: rows read by the legacy data operations keep long numbers' digits.
+      return reply.type("application/json; charset=utf-8").send(jsonText(result));
     });
   }
 

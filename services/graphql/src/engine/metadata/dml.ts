@@ -5,11 +5,13 @@
  * tracked table, as the admin. Each runs in one transaction that carries the request's session
  * variables in `hasura.user`, as Hasura's mutations do, so event triggers record them.
  */
+
 import { type Database, ident, join, type Queryable, type Sql, sql, trusted } from "@platform/core";
 import { binaryNumericText } from "../compiler/numeric-text.js";
 import { rowNotAnObject } from "../errors/index.js";
 import { fromPostgres } from "../errors/postgres.js";
 import { JsonNumber } from "../json/number.js";
+import { parseJsonBody } from "../json/parse.js";
 import { asArray, asObject, at, isObject, type Json, parseFailed } from "./args.js";
 import { boolExp, bound, unknownColumn } from "./legacy-bool-exp.js";
 import type { QualifiedTable } from "./types.js";
@@ -51,11 +53,12 @@ function columnList(columns: TableColumns, raw: unknown, path: string): Sql {
 
 /** Runs `statement` (a data-changing statement with RETURNING) and answers `{affected_rows, returning?}`. */
 async function changed(tx: Queryable, statement: Sql, returning: boolean): Promise<unknown> {
-  const { rows } = await tx.query<{ affected_rows: number; returning: unknown[] }>(
-    sql`WITH r AS (${statement}) SELECT count(*)::int AS affected_rows, coalesce(json_agg(r), '[]') AS returning FROM r`,
+  // The rows as JSON text, read with the parser that keeps long numbers' digits (bigint past 2^53).
+  const { rows } = await tx.query<{ affected_rows: number; returning: string }>(
+    sql`WITH r AS (${statement}) SELECT count(*)::int AS affected_rows, coalesce(json_agg(r), '[]')::text AS returning FROM r`,
   );
-  const row = rows[0] ?? { affected_rows: 0, returning: [] };
-  return returning ? { affected_rows: row.affected_rows, returning: row.returning } : { affected_rows: row.affected_rows };
+  const row = rows[0] ?? { affected_rows: 0, returning: "[]" };
+  return returning ? { affected_rows: row.affected_rows, returning: parseJsonBody(row.returning) } : { affected_rows: row.affected_rows };
 }
 
 function insertStatement(target: Sql, columns: TableColumns, args: Json, path: string, returningList: Sql): Sql[] {
@@ -207,12 +210,12 @@ function runInTransaction(
         const condition = args.where === undefined ? sql`true` : where();
         const limit = count(args.limit, at(path, "limit"));
         const offset = count(args.offset, at(path, "offset"));
-        const { rows } = await tx.query<{ rows: unknown[] }>(
-          sql`SELECT coalesce(json_agg(t), '[]') AS rows FROM (SELECT ${columnList(columns, args.columns, at(path, "columns"))}
+        const { rows } = await tx.query<{ rows: string }>(
+          sql`SELECT coalesce(json_agg(t), '[]')::text AS rows FROM (SELECT ${columnList(columns, args.columns, at(path, "columns"))}
             FROM ${target} WHERE ${condition}${orderBy(columns, args.order_by, at(path, "order_by"))}
             ${limit === undefined ? sql`` : sql`LIMIT ${limit}`} ${offset === undefined ? sql`` : sql`OFFSET ${offset}`}) t`,
         );
-        return rows[0]?.rows ?? [];
+        return parseJsonBody(rows[0]?.rows ?? "[]");
       }
     }
   });
