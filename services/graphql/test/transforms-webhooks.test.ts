@@ -217,6 +217,44 @@ describe.each(testBackends)("request and response transforms on %s", (backend) =
     expect(at("/never")).toHaveLength(0);
   });
 
+  it("counts a failing response transform as a failed attempt, logged with status 500 and tried again", async () => {
+    server.route("/answer", () => ({ status: 200, body: { ok: true } }));
+    const created = await metadata({
+      type: "pg_create_event_trigger",
+      args: {
+        table: "note",
+        name: "note_answer",
+        webhook: "{{HANDLER}}/answer",
+        insert: { columns: "*" },
+        retry_conf: { num_retries: 1, interval_sec: 0 },
+        response_transform: { version: 2, body: { action: "transform", template: "{{$body.missing}}" } },
+      },
+    });
+    expect(created.status).toBe(200);
+    await graphql(service, { query: 'mutation { insert_note_one(object: {body: "answer"}) { id } }' }, ADMIN_HEADERS);
+    const state = async () =>
+      (
+        await handle.db.query<{ error: boolean; tries: number }>(
+          sql`SELECT error, tries FROM hdb_catalog.event_log WHERE trigger_name = 'note_answer'`,
+        )
+      ).rows;
+    await until(async () => (await state())[0]?.error === true, 10_000);
+    expect(await state()).toEqual([{ error: true, tries: 2 }]);
+    const { rows } = await handle.db.query<{ status: number; response: { type: string; data: { message: string } } }>(
+      sql`SELECT status, response FROM hdb_catalog.event_invocation_logs WHERE trigger_name = 'note_answer'`,
+    );
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      expect(row.status).toBe(500);
+      expect(row.response.type).toBe("client_error");
+      expect(JSON.parse(row.response.data.message)).toMatchObject([{ error_code: "Attribute Error" }]);
+    }
+    // The webhook was called each time: the answer came, its transform failed.
+    expect(at("/answer")).toHaveLength(2);
+    // Dropped, so that later inserts into the table do not fire it.
+    await metadata({ type: "pg_delete_event_trigger", args: { name: "note_answer" } });
+  });
+
   it("delivers a cron run with its trigger's request transform", async () => {
     server.route("/cron", () => ({ status: 200 }));
     const created = await metadata({
