@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import {
   type HttpRequest,
+  jsonOrNull,
   requestContext,
   TransformFailure,
   transformRequest,
@@ -120,6 +121,25 @@ describe("request transforms", () => {
     expect(failure({ version: 2, url: "{{$x}}", body: { action: "transform", template: "{{$y}}" } })).toMatchObject([
       { error_code: "Name Error", message: "Variable '$x' not in scope" },
     ]);
+  });
+});
+
+describe("long numbers", () => {
+  it("keep every digit through a body template, a string template and a comparison", () => {
+    const text = '{"input": {"id": 9007199254740993, "price": 12345678901234567890.5}}';
+    const request: HttpRequest = { method: "POST", url: "http://handler.test/", headers: [], body: text };
+    const transform = parseRequestTransform({
+      version: 2,
+      query_params: { id: "{{$body.input.id}}" },
+      body: {
+        action: "transform",
+        template: '{"id": {{$body.input.id}}, "big": {{$body.input.id > 9007199254740992}}, "p": {{$body.input.price}}}',
+      },
+    });
+    if (!transform) throw new Error("no transform");
+    const out = transformRequest(transform, request, requestContext(request, jsonOrNull(text), null));
+    expect(out.body).toBe('{"id":9007199254740993,"big":true,"p":12345678901234567890.5}');
+    expect(out.url).toBe("http://handler.test/?id=9007199254740993");
   });
 });
 

@@ -15,6 +15,7 @@
  * (Hasura's processEventQueue and invokeRequest in server/src-lib/Hasura/Eventing/).
  */
 import { DEFAULT_HEADERS, PostFailure, type PostResult, postJson, sendRequest } from "../executors/http-post.js";
+import { jsonText } from "../json/number.js";
 import { resolveTemplate } from "../remote/env-template.js";
 import {
   type HttpRequest,
@@ -166,7 +167,7 @@ export async function postWebhook(
     if (ok && transforms?.response) {
       const context = transforms.request ? requestContext({ method: "POST", url, headers: [], body }, payload as never, session) : null;
       try {
-        answerBody = JSON.stringify(transformResponse(transforms.response, answer, session, context));
+        answerBody = jsonText(transformResponse(transforms.response, answer, session, context));
       } catch (error) {
         if (!(error instanceof TransformFailure)) throw error;
         const message = JSON.stringify(error.errors);

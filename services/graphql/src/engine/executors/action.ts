@@ -166,7 +166,7 @@ function transformedAnswer(call: HandlerCall, response: PostResult, sent: HttpRe
   if (!transform) return response;
   const request = sent ? requestContext(sent, jsonOrNull(sent.body), call.sessionVariables) : null;
   try {
-    return { ...response, text: JSON.stringify(transformResponse(transform, response, call.sessionVariables, request)) };
+    return { ...response, text: jsonText(transformResponse(transform, response, call.sessionVariables, request)) };
   } catch (error) {
     if (error instanceof TransformFailure) throw transformFailed("response", error.errors);
     throw error;

@@ -19,6 +19,8 @@
  */
 
 import type { HttpRequest } from "../executors/http-post.js";
+import { JsonNumber, jsonText } from "../json/number.js";
+import { parseJsonBody } from "../json/parse.js";
 import type { BodyTransform, RequestTransform, ResponseTransform, Template } from "./config.js";
 import { escapeUri, type Json, KritiError, type KritiFunction, KritiFunctionError } from "./kriti/index.js";
 
@@ -77,7 +79,7 @@ function renderAll(templates: Template[], bindings: Record<string, Json>, functi
     const out = render(t, bindings, functions);
     if ("error" in out) errors.push(out.error);
     else if (typeof out.value === "string") return out.value;
-    else if (typeof out.value === "number" || typeof out.value === "boolean") return String(out.value);
+    else if (typeof out.value === "number" || typeof out.value === "boolean" || out.value instanceof JsonNumber) return String(out.value);
     else errors.push({ ...(failure("Template must produce a String, Number, or Boolean value") as object), value: out.value });
     return "";
   });
@@ -134,12 +136,12 @@ function withoutQuery(url: string): string {
 }
 
 function bodyText(b: BodyTransform | undefined, original: Json, bindings: Record<string, Json>, functions: Record<string, KritiFunction>) {
-  if (!b) return JSON.stringify(original ?? null);
+  if (!b) return jsonText(original ?? null);
   if (b.action === "remove") return "";
   if (b.action === "transform") {
     const out = render(b.template, bindings, functions);
     if ("error" in out) throw new TransformFailure([out.error]);
-    return JSON.stringify(out.value);
+    return jsonText(out.value);
   }
   const values = renderAll(
     b.form.map(([, t]) => t),
@@ -207,11 +209,11 @@ export function transformRequest(transform: RequestTransform, request: HttpReque
   return { method, url: `${withoutQuery(url)}${renderQuery(query)}`, headers, body };
 }
 
-/** Parses a body as JSON, or null when it is not JSON (as Hasura's `$body` is). */
+/** Parses a body as JSON (long numbers keep their digits), or null when it is not JSON (as Hasura's `$body` is). */
 export function jsonOrNull(text: string | null): Json {
   if (text === null || text === "") return null;
   try {
-    return JSON.parse(text) as Json;
+    return parseJsonBody(text) as Json;
   } catch {
     return null;
   }

@@ -11,11 +11,14 @@
  * inside a range over a request's arrays) that takes more than `maxSteps` steps fails with
  * `LimitErrorCode` instead of growing without limit.
  */
+
 import { jsonKind } from "../../json/kind.js";
+import { JsonNumber, jsonText } from "../../json/number.js";
 import { KritiError, type Span } from "./errors.js";
 import type { Field, Node } from "./parser.js";
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+/** A JSON value; a number JavaScript cannot hold exactly is a JsonNumber keeping its digits. */
+export type Json = null | boolean | number | JsonNumber | string | Json[] | { [key: string]: Json };
 export type KritiFunction = (value: Json) => Json;
 
 /** A function's refusal: becomes a `FunctionErrorCode` error at the call. */
@@ -28,9 +31,19 @@ export interface EvalOptions {
   maxSteps: number;
 }
 
-const isObject = (value: Json): value is { [key: string]: Json } => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: Json): value is { [key: string]: Json } =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof JsonNumber);
 
-export const typeName = (value: Json): string => jsonKind(value);
+/** An integer as a bigint, or null for a number with a fraction or an exponent. */
+function exactInteger(value: number | JsonNumber): bigint | null {
+  if (typeof value === "number") return Number.isInteger(value) ? BigInt(value) : null;
+  return /^-?\d+$/.test(value.text) ? BigInt(value.text) : null;
+}
+
+/** A number as a double (a JsonNumber's nearest one), for comparisons. */
+export const numeric = (value: number | JsonNumber): number => (typeof value === "number" ? value : Number(value.text));
+
+export const typeName = (value: Json): string => (value instanceof JsonNumber ? "Number" : jsonKind(value));
 
 const RANK: Record<string, number> = { Object: 0, Array: 1, String: 2, Number: 3, Boolean: 4, Null: 5 };
 
@@ -38,7 +51,14 @@ const RANK: Record<string, number> = { Object: 0, Array: 1, String: 2, Number: 3
 export function compare(a: Json, b: Json): number {
   const [ta, tb] = [typeName(a), typeName(b)];
   if (ta !== tb) return (RANK[ta] ?? 0) - (RANK[tb] ?? 0);
-  if (typeof a === "number" || typeof a === "boolean") return a === b ? 0 : (a as number) < (b as number) ? -1 : 1;
+  if (ta === "Number") {
+    // Integers compare exactly, however long; other numbers as doubles.
+    const [i, j] = [exactInteger(a as number | JsonNumber), exactInteger(b as number | JsonNumber)];
+    if (i !== null && j !== null) return i === j ? 0 : i < j ? -1 : 1;
+    const [x, y] = [numeric(a as number | JsonNumber), numeric(b as number | JsonNumber)];
+    return x === y ? 0 : x < y ? -1 : 1;
+  }
+  if (typeof a === "boolean") return a === b ? 0 : !a ? -1 : 1;
   if (typeof a === "string") return a === b ? 0 : a < (b as string) ? -1 : 1;
   if (Array.isArray(a)) {
     const other = b as Json[];
@@ -60,7 +80,7 @@ export function compare(a: Json, b: Json): number {
 
 export const equal = (a: Json, b: Json): boolean => compare(a, b) === 0;
 
-const encode = (value: Json): string => (typeof value === "string" ? value : JSON.stringify(value));
+const encode = (value: Json): string => (typeof value === "string" ? value : jsonText(value));
 
 function typeError(span: Span, value: Json, expected: string): KritiError {
   return new KritiError("TypeErrorCode", `Couldn't match expected type '${expected}' with actual type '${typeName(value)}'`, span);

@@ -2,9 +2,11 @@
  * Kriti's basic functions (https://github.com/hasura/kriti-lang, src/Kriti/CustomFunctions.hs,
  * listed in its README), with their results and refusals. Each takes one value.
  */
-import { type Json, type KritiFunction, KritiFunctionError, typeName } from "./eval.js";
+import { JsonNumber } from "../../json/number.js";
+import { type Json, type KritiFunction, KritiFunctionError, numeric, typeName } from "./eval.js";
 
-const isObject = (value: Json): value is { [key: string]: Json } => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: Json): value is { [key: string]: Json } =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof JsonNumber);
 
 /** Aeson's parser refusal for a value of the wrong kind, as Kriti passes it on. */
 const expected = (what: string, value: Json): never => {
@@ -29,22 +31,22 @@ export const BASIC_FUNCTIONS: Record<string, KritiFunction> = {
     if (typeof value === "boolean") throw new KritiFunctionError("Cannot define emptiness for a boolean");
     if (value === null) return true;
     if (typeof value === "string") return value.trim() === "";
-    if (typeof value === "number") return value === 0;
+    if (typeof value === "number" || value instanceof JsonNumber) return numeric(value) === 0;
     return Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0;
   },
   size: (value) => {
     if (value === null) return 0;
     if (typeof value === "boolean") return value ? 1 : 0;
-    if (typeof value === "number") return value;
+    if (typeof value === "number" || value instanceof JsonNumber) return value;
     if (typeof value === "string") return Array.from(value).length;
     return Array.isArray(value) ? value.length : Object.keys(value).length;
   },
   inverse: (value) => {
     if (typeof value === "string") return Array.from(value).reverse().join("");
     if (Array.isArray(value)) return [...value].reverse();
-    if (typeof value === "number") {
-      if (value === 0) throw new KritiFunctionError("Cannot invert 0");
-      return 1 / value;
+    if (typeof value === "number" || value instanceof JsonNumber) {
+      if (numeric(value) === 0) throw new KritiFunctionError("Cannot invert 0");
+      return 1 / numeric(value);
     }
     if (typeof value === "boolean") return !value;
     return value;

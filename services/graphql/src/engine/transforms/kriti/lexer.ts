@@ -9,6 +9,7 @@
  * quoted key in a path lookup). Identifiers may contain `$`, `_` and `-` (`$body.user-id` is
  * one field name). `#` starts a comment outside strings.
  */
+import { type JsonNumber, numberFromText } from "../../json/number.js";
 import { KritiError, type Position } from "./errors.js";
 
 export type TokenKind =
@@ -29,7 +30,7 @@ export interface Token {
   kind: TokenKind;
   /** The identifier, the symbol, or the text (escapes resolved). */
   text: string;
-  value?: number | boolean;
+  value?: number | JsonNumber | boolean;
   start: Position;
   end: Position;
 }
@@ -59,7 +60,7 @@ export function lex(source: string): Token[] {
       offset++;
     }
   };
-  const push = (kind: TokenKind, length: number, text: string, value?: number | boolean) => {
+  const push = (kind: TokenKind, length: number, text: string, value?: number | JsonNumber | boolean) => {
     const start = here();
     advance(length);
     tokens.push({ kind, text, value, start, end: here() });
@@ -139,8 +140,9 @@ export function lex(source: string): Token[] {
     const int = match(INT);
     if (number || int) {
       // The longest match wins; on a tie the integer rule, which Kriti lists first.
-      if (int && (!number || int.length >= number.length)) push("int", int.length, int, Number(int));
-      else if (number) push("number", number.length, number, Number(number));
+      // A number a double cannot hold exactly keeps its digits (a JsonNumber), as Kriti's Scientific does.
+      if (int && (!number || int.length >= number.length)) push("int", int.length, int, numberFromText(int));
+      else if (number) push("number", number.length, number, numberFromText(number));
       continue;
     }
     const ident = match(IDENT);

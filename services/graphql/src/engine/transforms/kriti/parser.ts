@@ -12,6 +12,7 @@
  * JSON values are templates; a string may hold `{{ expr }}` parts. A range body and each branch
  * of an `if` are one expression, so a range inside `[ ]` gives an array inside the array.
  */
+import type { JsonNumber } from "../../json/number.js";
 import { KritiError, type Span } from "./errors.js";
 import { lex, type Token } from "./lexer.js";
 
@@ -19,7 +20,7 @@ export type Field = string | Node;
 
 export type Node = { span: Span } & (
   | { k: "string"; value: string }
-  | { k: "number"; value: number }
+  | { k: "number"; value: number | JsonNumber }
   | { k: "bool"; value: boolean }
   | { k: "null" }
   | { k: "object"; fields: Array<[string, Node]> }
@@ -149,7 +150,7 @@ export function parse(source: string): Node {
       case "int":
       case "number":
         take();
-        return { k: "number", value: first.value as number, span: span(first) };
+        return { k: "number", value: first.value as number | JsonNumber, span: span(first) };
       case "string-begin":
         return stringTemplate();
       case "open":
