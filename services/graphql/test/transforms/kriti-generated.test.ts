@@ -49,7 +49,7 @@ function value(rng: Random, depth: number): Json {
  * `{{`. Nor a trailing `{` before a part (`{{{` reads as `{{` then `{`), which the caller strips.
  */
 function plain(rng: Random): string {
-  let out = text(rng).replace(/["\\\n\t\u0001]/g, "");
+  let out = [...text(rng)].filter((ch) => ch >= " " && ch !== '"' && ch !== "\\").join("");
   while (out.includes("{{")) out = out.replaceAll("{{", "{");
   return out;
 }
