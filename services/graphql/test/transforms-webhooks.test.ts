@@ -2,7 +2,8 @@
  * REST connectors end to end (https://hasura.io/docs/latest/actions/rest-connectors/,
  * https://hasura.io/docs/latest/event-triggers/rest-connectors/): request and response
  * transforms created through the metadata API and applied by the engine to a real local HTTP
- * server, for a synchronous action, an event trigger and a cron trigger; Hasura's errors when a
+ * server, for a synchronous action, an event trigger, a cron trigger and a one-off scheduled event
+ * (kept in two columns of our own); Hasura's errors when a
  * template does not parse or a transform fails; test_webhook_transform.
  */
 import { sql } from "@platform/core";
@@ -278,6 +279,25 @@ describe.each(testBackends)("request and response transforms on %s", (backend) =
       SELECT id FROM hdb_catalog.hdb_cron_events WHERE trigger_name = 'yearly_transformed' ORDER BY scheduled_time LIMIT 1)`);
     await until(() => at("/cron").length === 1, 10_000);
     expect(at("/cron")[0]).toMatchObject({ method: "PATCH", body: { job: "sweep", for: "yearly_transformed" } });
+  });
+
+  it("delivers a one-off scheduled event with its own transform, and refuses one that does not parse", async () => {
+    server.route("/once", () => ({ status: 200 }));
+    const event = {
+      webhook: "{{HANDLER}}/once",
+      schedule_at: new Date().toISOString(),
+      payload: { who: "ada" },
+      request_transform: { version: 2, method: "PUT", body: { action: "transform", template: '{"greet": {{$body.payload.who}}}' } },
+    };
+    const refused = await metadata({
+      type: "create_scheduled_event",
+      args: { ...event, request_transform: { version: 2, body: { action: "transform", template: "{{ $body" } } },
+    });
+    expect(refused.body).toMatchObject({ code: "validation-failed", error: "request transform validation failed" });
+    const created = await metadata({ type: "create_scheduled_event", args: event });
+    expect(created.status).toBe(200);
+    await until(() => at("/once").length === 1, 10_000);
+    expect(at("/once")[0]).toMatchObject({ method: "PUT", body: { greet: "ada" } });
   });
 
   it("answers test_webhook_transform with the request a transform makes, reading {{VAR}} from the sample env only", async () => {

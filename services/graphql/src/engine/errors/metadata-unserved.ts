@@ -182,8 +182,3 @@ export function cronTriggerExists(name: string): HasuraError {
 export function scheduledEventNotFound(id: string): HasuraError {
   return new HasuraError("not-exists", `scheduled event with id: ${id} does not exist`, ARGS);
 }
-
-/** create_scheduled_event with a transform: refused rather than stored and not applied. */
-export function scheduledTransformNotServed(): HasuraError {
-  return new HasuraError("not-supported", "request and response transforms of scheduled events are not supported by this engine", ARGS);
-}

@@ -5,10 +5,11 @@
  * events, each with its own webhook, headers and retry settings), each with its invocation logs.
  * Statuses go scheduled → locked → delivered | error | dead.
  *
- * One column is ours: `locked_at`, the start of the lease of a `locked` row (renewed while its
- * delivery runs), so that another instance takes over a dead instance's rows once the lease is
- * over; a row Hasura left `locked` has none and is taken at once. Created if missing, so a
- * database Hasura prepared keeps its events.
+ * Three columns are ours, created if missing so that a database Hasura prepared keeps its events:
+ * `locked_at`, the start of the lease of a `locked` row (renewed while its delivery runs), so
+ * that another instance takes over a dead instance's rows once the lease is over (a row Hasura
+ * left `locked` has none and is taken at once); and a one-off event's `request_transform` and
+ * `response_transform`, which create_scheduled_event accepts and Hasura's table has no column for.
  */
 import type { Queryable } from "@platform/core";
 
@@ -58,6 +59,8 @@ export async function initScheduledCatalog(tx: Queryable): Promise<void> {
       comment text
     );
     ALTER TABLE hdb_catalog.hdb_scheduled_events ADD COLUMN IF NOT EXISTS locked_at timestamptz;
+    ALTER TABLE hdb_catalog.hdb_scheduled_events ADD COLUMN IF NOT EXISTS request_transform json;
+    ALTER TABLE hdb_catalog.hdb_scheduled_events ADD COLUMN IF NOT EXISTS response_transform json;
     CREATE INDEX IF NOT EXISTS hdb_scheduled_event_status ON hdb_catalog.hdb_scheduled_events (status);
     CREATE INDEX IF NOT EXISTS hdb_scheduled_events_due ON hdb_catalog.hdb_scheduled_events (scheduled_time)
       WHERE status IN ('scheduled', 'locked');

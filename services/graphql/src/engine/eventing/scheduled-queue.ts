@@ -37,9 +37,11 @@ export interface ScheduledEvent {
   header_conf?: unknown;
   retry_conf?: unknown;
   comment?: string | null;
+  request_transform?: unknown;
+  response_transform?: unknown;
 }
 
-const ONE_OFF_COLUMNS = ", webhook_conf, payload, header_conf, retry_conf, comment";
+const ONE_OFF_COLUMNS = ", webhook_conf, payload, header_conf, retry_conf, comment, request_transform, response_transform";
 
 async function takeFrom(db: Queryable, kind: ScheduledKind, limit: number, leaseMs: number, triggers: readonly string[]) {
   const { events } = SCHEDULED_TABLES[kind];

@@ -11,6 +11,7 @@
  * falls due. Every minute it tops the cron triggers' materialised runs up (cron.ts).
  */
 import type { Database } from "@platform/core";
+import { transformsOf } from "../transforms/config.js";
 import { type CronTrigger, parseRetryConf, type ScheduledRetryConf, syncCronEvents } from "./cron.js";
 import { QueueWorker, type QueueWorkerOptions, type Tried, type WorkerLogger } from "./queue-worker.js";
 import {
@@ -31,6 +32,8 @@ interface Delivery {
   retry: ScheduledRetryConf;
   payload: unknown;
   comment?: string | null;
+  /** Why a one-off event's stored transform cannot be read: it is marked as an error, not sent. */
+  problem?: string;
 }
 
 /** A one-off event's `webhook_conf`: the URL, or `{from_env}`. */
@@ -110,8 +113,17 @@ export class ScheduledWorker extends QueueWorker<ScheduledEvent, ScheduledRecord
   private deliveryOf(event: ScheduledEvent): Delivery | undefined {
     if (event.kind === "one_off") {
       const retry = parseRetryConf(event.retry_conf);
+      // Checked by create_scheduled_event; a row written otherwise with one that cannot be read is not sent (attempt).
+      const read = transformsOf({ request_transform: event.request_transform, response_transform: event.response_transform });
+      const transforms = "transforms" in read ? read.transforms : undefined;
       return {
-        target: { webhook: webhookOf(event.webhook_conf), headers: parseHeaders(event.header_conf), timeoutSec: retry.timeoutSec },
+        ...("problem" in read ? { problem: read.problem } : {}),
+        target: {
+          webhook: webhookOf(event.webhook_conf),
+          headers: parseHeaders(event.header_conf),
+          timeoutSec: retry.timeoutSec,
+          transforms,
+        },
         retry,
         payload: event.payload,
         comment: event.comment,
@@ -134,6 +146,10 @@ export class ScheduledWorker extends QueueWorker<ScheduledEvent, ScheduledRecord
       return undefined;
     }
     if (event.late_ms > delivery.retry.toleranceSec * 1000) return { record: { event, outcome: { kind: "dead" } } };
+    if (delivery.problem) {
+      this.logger?.warn({ eventId: event.id, kind: event.kind, reason: delivery.problem }, "scheduled event's transform cannot be read");
+      return { record: { event, outcome: { kind: "error" } } };
+    }
     const posted = await postWebhook(delivery.target, scheduledPayload(event, delivery), this.options.env, signal);
     // A request transform that fails marks the event as an error at once, as for event triggers.
     if ("refused" in posted) {
