@@ -155,6 +155,22 @@ describe.each(testBackends)("request and response transforms on %s", (backend) =
     });
     // The handler is never called.
     expect(server.received.length).toBe(before);
+
+    // A transformed call's other errors report the request as the transform made it.
+    server.route("/down", () => ({ status: 503, body: { message: "down" } }));
+    const down = await metadata({
+      type: "create_action",
+      args: { name: "down", definition: { ...definition, request_transform: { version: 2, method: "PATCH", url: "{{$base_url}}/down" } } },
+    });
+    expect(down.status).toBe(200);
+    const failed = await graphql(service, { query: '{ down(term: "x") { id } }' }, ADMIN_HEADERS);
+    const error = (failed.body as { errors: Array<{ message: string; extensions: { internal: { request: Record<string, unknown> } } }> })
+      .errors[0];
+    expect(error?.message).toBe("internal error");
+    expect(error?.extensions.internal.request).toMatchObject({
+      url: "{{HANDLER}}",
+      transformed_request: { method: "PATCH", url: `${server.url}/down`, query_string: "" },
+    });
   });
 
   it("delivers an event as its trigger's request transform says, logs what was sent, and errs at once when the transform fails", async () => {

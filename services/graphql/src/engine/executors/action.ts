@@ -101,6 +101,8 @@ export interface HandlerCall {
   env: ActionCall["env"];
   signal?: AbortSignal | undefined;
   setCookies?: string[] | undefined;
+  /** The request a request transform made of this call (errors report it as `transformed_request`). */
+  transformed?: HttpRequest | undefined;
 }
 
 /**
@@ -126,14 +128,14 @@ function reportedTransformed(sent: HttpRequest, timeoutSeconds: number) {
 }
 
 /** The request as an error's `internal` reports it (built only when a call fails). */
-function reportedRequest(call: HandlerCall, sent?: HttpRequest) {
+function reportedRequest(call: HandlerCall) {
   const payload = {
     action: { name: call.action.name },
     input: call.input,
     session_variables: call.sessionVariables,
     ...(call.query !== undefined ? { request_query: call.query } : {}),
   };
-  const transformed = sent ? reportedTransformed(sent, call.action.timeoutSeconds) : null;
+  const transformed = call.transformed ? reportedTransformed(call.transformed, call.action.timeoutSeconds) : null;
   return { body: payload, url: call.action.handler, headers: reportedHeaders(call.action, call), transformed_request: transformed };
 }
 
@@ -174,20 +176,23 @@ function transformedAnswer(call: HandlerCall, response: PostResult, sent: HttpRe
 }
 
 /** Posts Hasura's payload; resolves to the handler's JSON answer, checked against the action's output type. */
-export async function callHandler(call: HandlerCall): Promise<unknown> {
-  const { action } = call;
+export async function callHandler(untransformed: HandlerCall): Promise<unknown> {
+  const { action } = untransformed;
+  let call = untransformed;
   const headers = handlerHeaders(action, call);
   // Most handler URLs hold no {{VAR}}: no template to resolve on each call.
   const url = action.handler.includes("{{") ? resolveTemplate(action.handler, call.env, actionEnvMissing) : action.handler;
   const body = payloadText(call);
   const sent = transformedRequest(call, url, headers, body);
+  // Every error about this call reports the request as the transform made it.
+  if (sent) call = { ...call, transformed: sent };
   let response: PostResult;
   try {
     const options = { timeoutMs: action.timeoutSeconds * 1000, signal: call.signal };
     response = sent ? await sendRequest(sent, options) : await postJson(url, headers, body, options);
   } catch (error) {
     if (!(error instanceof PostFailure)) throw error;
-    throw actionHttpException({ error: { type: "http_exception", message: error.message }, request: reportedRequest(call, sent) });
+    throw actionHttpException({ error: { type: "http_exception", message: error.message }, request: reportedRequest(call) });
   }
   response = transformedAnswer(call, response, sent);
   const { text } = response;
