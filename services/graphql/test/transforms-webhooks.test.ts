@@ -156,6 +156,23 @@ describe.each(testBackends)("request and response transforms on %s", (backend) =
     // The handler is never called.
     expect(server.received.length).toBe(before);
 
+    // A header value node refuses to send (a line break from the input) is an HTTP exception, not a fault.
+    const newline = await metadata({
+      type: "create_action",
+      args: {
+        name: "newline",
+        definition: {
+          ...definition,
+          request_transform: { version: 2, request_headers: { add_headers: { "x-term": "{{$body.input.term}}" } } },
+        },
+      },
+    });
+    expect(newline.status).toBe(200);
+    const refusedHeader = await graphql(service, { query: '{ newline(term: "a\\nb") { id } }' }, ADMIN_HEADERS);
+    expect(refusedHeader.body).toMatchObject({
+      errors: [{ message: "http exception when calling webhook", extensions: { code: "unexpected" } }],
+    });
+
     // A transformed call's other errors report the request as the transform made it.
     server.route("/down", () => ({ status: 503, body: { message: "down" } }));
     const down = await metadata({

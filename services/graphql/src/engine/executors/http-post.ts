@@ -155,7 +155,15 @@ export function sendHttp(
     };
     options.signal?.addEventListener("abort", onAbort, { once: true });
     const attempt = (mayRetry: boolean) => {
-      const request = send(requestOptions);
+      let request: ClientRequest;
+      try {
+        request = send(requestOptions);
+      } catch (error) {
+        // A method or header node refuses to send (a request transform's `method`, a header value
+        // holding a line break): an HTTP exception, as Hasura's client reports one, not a fault.
+        finish(new PostFailure((error as Error).message, false, { cause: error }));
+        return;
+      }
       current = request;
       let answered = false;
       request.on("error", (error: NodeJS.ErrnoException) => {
