@@ -3,11 +3,12 @@
  * the run): every JSON document is a template that renders to itself (Kriti templates are a
  * superset of JSON), given it holds no `{{`; a string template renders its text with each
  * `{{ }}` part replaced (strings as they are, other values as JSON); an optional lookup never
- * fails on a missing path.
+ * fails on a missing path; any text, template or not, parses and renders or fails with a Kriti
+ * error (the metadata API's and a call's answer), never another exception.
  */
 import { Random } from "@platform/core";
 import { describe, expect, it } from "vitest";
-import { compileKriti, type Json } from "../../src/engine/transforms/kriti/index.js";
+import { compileKriti, type Json, KritiError } from "../../src/engine/transforms/kriti/index.js";
 
 const SEED = Number(process.env.KRITI_SEED) || 11;
 const RUNS = Number(process.env.KRITI_RUNS) || 400;
@@ -83,6 +84,40 @@ describe(`Kriti over ${RUNS} generated values (seed ${SEED})`, () => {
       const key = text(rng).replace(/['{]/g, "");
       expect(compileKriti(`{{ $doc?['${key}'][0].x }}`).render({ $doc: doc })).toBeNull();
       expect(compileKriti("{{ $doc?.a }}").render({ $doc: doc })).toEqual(doc.a);
+    }
+  });
+
+  it("parses and renders any sequence of Kriti's tokens, or refuses it with a Kriti error", () => {
+    const pieces = ["{{", "}}", "{", "}", "[", "]", "(", ")", '"', "'", "$body", "x", ".", "?", "??", ",", ":", ":=", "range", "if"];
+    pieces.push(
+      "elif",
+      "else",
+      "end",
+      "_",
+      "1",
+      "-2.5e3",
+      "true",
+      "null",
+      "not",
+      "in",
+      "==",
+      "&&",
+      "\\",
+      "\\n",
+      " ",
+      "#c\n",
+      "size",
+      "a-b",
+    );
+    const rng = new Random(SEED + 3);
+    for (let i = 0; i < RUNS * 10; i++) {
+      let source = "";
+      for (let j = rng.int(14); j >= 0; j--) source += pieces[rng.int(pieces.length)];
+      try {
+        compileKriti(source).render({ $body: { a: [1, { b: 2 }] }, x: 1 });
+      } catch (error) {
+        expect(error, source).toBeInstanceOf(KritiError);
+      }
     }
   });
 });
