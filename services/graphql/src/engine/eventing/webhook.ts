@@ -14,7 +14,7 @@
  * reshapes a delivered answer's body as it is logged, and its failure is a failed attempt
  * (Hasura's processEventQueue and invokeRequest in server/src-lib/Hasura/Eventing/).
  */
-import { DEFAULT_HEADERS, PostFailure, type PostResult, postJson, sendRequest } from "../executors/http-post.js";
+import { PostFailure, type PostResult, postJson, postRequest, sendRequest } from "../executors/http-post.js";
 import { jsonText } from "../json/number.js";
 import { resolveTemplate } from "../remote/env-template.js";
 import {
@@ -150,7 +150,7 @@ export async function postWebhook(
     const transforms = target.transforms;
     let answer: PostResult;
     if (transforms?.request) {
-      const original = { method: "POST", url, headers: [...Object.entries(DEFAULT_HEADERS), ...Object.entries(outgoing)], body };
+      const original = postRequest(url, outgoing, body);
       let transformed: HttpRequest;
       try {
         transformed = transformRequest(transforms.request, original, requestContext(original, payload as never, session));

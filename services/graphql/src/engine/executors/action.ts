@@ -35,7 +35,7 @@ import {
   transformRequest,
   transformResponse,
 } from "../transforms/apply.js";
-import { DEFAULT_HEADERS, PostFailure, type PostResult, postJson, sendRequest } from "./http-post.js";
+import { PostFailure, type PostResult, postJson, postRequest, sendRequest } from "./http-post.js";
 
 /** What an action call needs beyond its plan node. */
 export interface ActionCall {
@@ -153,7 +153,7 @@ function exchangeOf(call: HandlerCall, response: PostResult, value: unknown): Ac
 function transformedRequest(call: HandlerCall, url: string, headers: Record<string, string>, body: string) {
   const transform = call.action.transforms.request;
   if (!transform) return undefined;
-  const original = { method: "POST", url, headers: [...Object.entries(DEFAULT_HEADERS), ...Object.entries(headers)], body };
+  const original = postRequest(url, headers, body);
   try {
     return transformRequest(transform, original, requestContext(original, jsonOrNull(body), call.sessionVariables));
   } catch (error) {

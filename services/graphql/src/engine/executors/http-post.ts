@@ -78,9 +78,17 @@ export interface PostOptions {
   maxResponseBytes?: number | undefined;
 }
 
+/** The headers every call starts from (a request transform may remove them). */
+const DEFAULT_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "User-Agent": USER_AGENT });
+
 /** POSTs `body`; rejects with a PostFailure (or the signal's reason when it aborts first). */
 export function postJson(url: string, headers: Record<string, string>, body: string, options: PostOptions): Promise<PostResult> {
-  return sendHttp(url, "POST", { "User-Agent": USER_AGENT, ...headers }, body, options);
+  return sendHttp(url, "POST", { ...DEFAULT_HEADERS, ...headers }, body, options);
+}
+
+/** The request postJson sends, as a request transform starts from it. */
+export function postRequest(url: string, headers: Record<string, string>, body: string): HttpRequest {
+  return { method: "POST", url, headers: [...Object.entries(DEFAULT_HEADERS), ...Object.entries(headers)], body };
 }
 
 /** A request as a request transform shapes it (transforms/apply.ts). */
@@ -108,9 +116,6 @@ function headerRecord(headers: Array<[string, string]>): Record<string, string |
   }
   return Object.fromEntries([...byName.values()].map(([name, values]) => [name, values.length === 1 ? (values[0] as string) : values]));
 }
-
-/** The headers every call starts from before a request transform adds or removes some. */
-export const DEFAULT_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "User-Agent": USER_AGENT });
 
 /**
  * Sends a request with exactly these headers (and Content-Length when there is a body), as a

@@ -8,19 +8,14 @@
  * validation with its errors in `internal`.
  */
 import { sampleEnvMissing, sampleWebhookEnvMissing, transformValidationFailed } from "../errors/index.js";
+import { resolveTemplate } from "../remote/env-template.js";
 import { jsonOrNull, requestContext, TransformFailure, transformRequest } from "../transforms/apply.js";
 import { argsObject, at, isObject, type Json, parseFailed, requireKey } from "./args.js";
 import { ARGS, type Operation } from "./edit.js";
 import { checkTransforms } from "./transform-checks.js";
 
-/** `{{VAR}}` replaced from the sample environment, with Hasura's refusal for a missing one. */
-function fromSampleEnv(text: string, env: Record<string, string>): string {
-  return text.replace(/\{\{([^}]+)\}\}/g, (_, name: string) => {
-    const value = env[name];
-    if (value === undefined) throw sampleEnvMissing(name);
-    return value;
-  });
-}
+/** `{{VAR}}` replaced from the sample environment as a handler's URL is from the real one, with Hasura's refusal for a missing one. */
+const fromSampleEnv = (text: string, env: Record<string, string>) => resolveTemplate(text, env, sampleEnvMissing);
 
 function stringRecord(value: unknown, path: string): Record<string, string> {
   if (value === undefined || value === null) return {};

@@ -8,7 +8,7 @@
  */
 
 import { getIntrospectionQuery, parseValue } from "graphql";
-import { jsonKind } from "../json/kind.js";
+import { jsonKind as kindOf } from "../json/kind.js";
 import type { TypeRef } from "../model/types.js";
 import type { RemoteFieldDef, RemoteInputValue, RemoteIntrospection, RemoteTypeDef } from "./types.js";
 
@@ -19,8 +19,6 @@ export const INTROSPECTION_QUERY = getIntrospectionQuery({ descriptions: true })
 export class IntrospectionFailure extends Error {}
 
 type Obj = Record<string, unknown>;
-
-const kindOf = jsonKind;
 
 const fail = (path: string, message: string): never => {
   throw new IntrospectionFailure(`Error in ${path}: ${message}`);

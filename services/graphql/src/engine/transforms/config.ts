@@ -19,7 +19,7 @@
  */
 
 import { transformShapeInvalid } from "../errors/index.js";
-import { jsonKind } from "../json/kind.js";
+import { jsonKind as kindOf } from "../json/kind.js";
 import { compileKriti, KritiError, type KritiTemplate } from "./kriti/index.js";
 
 /** A compiled template, or the parse error it fails with when it runs. */
@@ -61,8 +61,6 @@ function text(value: Json, path: string): string {
   if (typeof value !== "string") throw transformShapeInvalid(`expected String, but encountered ${kindOf(value)}`, path);
   return value;
 }
-
-const kindOf = jsonKind;
 
 function objectOf(value: Json, path: string): Record<string, Json> {
   if (!isObject(value)) throw transformShapeInvalid(`expected Object, but encountered ${kindOf(value)}`, path);
@@ -170,17 +168,27 @@ export interface Transforms {
   response?: ResponseTransform | undefined;
 }
 
+/** What transformsOf read, by metadata object (metadata is never changed in place: a change makes new objects). */
+const read = new WeakMap<object, { transforms: Transforms } | { problem: string }>();
+
 /**
  * The transforms of `conf`, or why they cannot be read (a shape metadata decoding refuses, kept
  * by replace_metadata): the object is then reported inconsistent rather than served without them.
  */
 export function transformsOf(conf: Record<string, unknown>): { transforms: Transforms } | { problem: string } {
+  // A rebuild asks for the same metadata object's transforms in several places (its consistency
+  // check, then the model): its templates are compiled once.
+  const known = read.get(conf);
+  if (known) return known;
+  let result: { transforms: Transforms } | { problem: string };
   try {
-    return {
+    result = {
       transforms: { request: parseRequestTransform(conf.request_transform), response: parseResponseTransform(conf.response_transform) },
     };
   } catch (error) {
-    if (error instanceof Error && "path" in error) return { problem: `${error.message} at ${String(error.path)}` };
-    throw error;
+    if (!(error instanceof Error && "path" in error)) throw error;
+    result = { problem: `${error.message} at ${String(error.path)}` };
   }
+  read.set(conf, result);
+  return result;
 }

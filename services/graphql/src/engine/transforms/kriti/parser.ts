@@ -217,7 +217,9 @@ export function parse(source: string): Node {
   const range = (): Node => {
     const first = take();
     take();
-    const index = isSymbol("_") ? (take(), null) : ident();
+    let index: string | null = null;
+    if (isSymbol("_")) take();
+    else index = ident();
     expectSymbol(",");
     const binder = ident();
     expectSymbol(":=");
